@@ -1,0 +1,253 @@
+/*
+ * e2secrm.c --- overwrite what is left of secure-delete files on an
+ * unmounted ext2/ext3/ext4 filesystem.
+ *
+ * The command: options, the order of the engine's stages, questions,
+ * signals and the exit status.  What it prints is in report.c.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <et/com_err.h>
+
+#include "e2secrm.h"
+#include "cmd.h"
+
+const char *program_name = "e2secrm";
+
+static volatile sig_atomic_t cancel_requested;
+
+static void on_signal(int sig EXT2FS_ATTR((unused)))
+{
+	cancel_requested = 1;
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"Usage: %s [-nfvyV] [-C fd] [-m method] device\n"
+		"\t-n\t\tdry run: open read-only, report, write nothing\n"
+		"\t-f\t\tproceed on a filesystem that is not clean\n"
+		"\t-v\t\tdetail per secure-delete inode\n"
+		"\t-y\t\tassume yes to all questions\n"
+		"\t-C fd\t\twrite progress to file descriptor fd\n"
+		"\t-m method\tzero (default) or random\n"
+		"\t-V\t\tprint version and exit\n",
+		program_name);
+	exit(E2SR_EXIT_USAGE);
+}
+
+static void show_version(void)
+{
+	const char *lib_ver, *lib_date;
+
+	ext2fs_get_library_version(&lib_ver, &lib_date);
+	fprintf(stderr, "e2secrm %s (%s)\n", E2SR_VERSION, E2SR_DATE);
+	fprintf(stderr, "\tUsing EXT2FS Library version %s, %s\n",
+		lib_ver, lib_date);
+	exit(E2SR_EXIT_OK);
+}
+
+static int parse_method(const char *arg, enum e2sr_method *method)
+{
+	if (!strcmp(arg, "zero"))
+		*method = E2SR_METHOD_ZERO;
+	else if (!strcmp(arg, "random"))
+		*method = E2SR_METHOD_RANDOM;
+	else
+		return -1;
+	return 0;
+}
+
+static void parse_args(int argc, char **argv, struct cmd_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "method",	required_argument,	NULL, 'm' },
+		{ "help",	no_argument,		NULL, 'h' },
+		{ "version",	no_argument,		NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->progress_fd = -1;
+	while ((c = getopt_long(argc, argv, "nfvyC:m:Vh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			o->dry_run = 1;
+			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'y':
+			o->yes = 1;
+			break;
+		case 'C':
+			errno = 0;
+			o->progress_fd = strtol(optarg, &end, 0);
+			if (errno || *end || o->progress_fd < 0) {
+				com_err(program_name, 0,
+					"invalid progress file descriptor: %s",
+					optarg);
+				usage();
+			}
+			break;
+		case 'm':
+			if (parse_method(optarg, &o->method)) {
+				com_err(program_name, 0,
+					"unknown wipe method: %s", optarg);
+				usage();
+			}
+			break;
+		case 'V':
+			show_version();
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc - 1)
+		usage();
+	o->device = argv[optind];
+}
+
+/*
+ * Ask before the first write to a block device when someone is at the
+ * terminal; image files, -y and non-interactive runs go ahead.
+ */
+static int confirm(const struct cmd_opts *o)
+{
+	struct stat st;
+	char answer[16];
+
+	if (o->yes || !isatty(0))
+		return 1;
+	if (stat(o->device, &st) || !S_ISBLK(st.st_mode))
+		return 1;
+	printf("Overwrite the residues listed above on %s? (y,N) ",
+	       o->device);
+	fflush(stdout);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return 0;
+	return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+static int run(struct cmd_opts *o)
+{
+	struct e2sr_ctx *ctx;
+	errcode_t err;
+	int status = E2SR_EXIT_OK;
+	int flags = 0;
+
+	err = e2sr_ctx_new(&ctx);
+	if (err) {
+		com_err(program_name, err, "while starting");
+		return E2SR_EXIT_ERROR;
+	}
+	ctx->cancel = &cancel_requested;
+	ctx->method = o->method;
+	progress_setup(ctx, o);
+
+	if (o->dry_run)
+		flags |= E2SR_OPEN_RDONLY;
+	if (o->force)
+		flags |= E2SR_OPEN_FORCE;
+	err = e2sr_open(ctx, o->device, flags);
+	if (err) {
+		report_error(ctx, err, "while opening", o->device);
+		goto fail;
+	}
+	err = e2sr_inventory_scan(ctx);
+	if (!err)
+		err = e2sr_plan_build(ctx);
+	progress_done(ctx);
+	if (err) {
+		report_error(ctx, err, "while scanning", o->device);
+		goto fail;
+	}
+	report_inventory(ctx, o);
+
+	if (e2sr_plan_empty(&ctx->plan)) {
+		if (ctx->plan.left || ctx->plan.unrecoverable)
+			status |= E2SR_EXIT_LEFT;
+		report_plan(ctx, o);
+		goto out;
+	}
+	report_plan(ctx, o);
+	if (o->dry_run) {
+		status |= E2SR_EXIT_LEFT;
+		goto out;
+	}
+	if (!confirm(o)) {
+		printf("%s: nothing written.\n", o->device);
+		status |= E2SR_EXIT_LEFT | E2SR_EXIT_CANCELLED;
+		goto out;
+	}
+	err = e2sr_execute(ctx);
+	progress_done(ctx);
+	report_done(ctx, o, err);
+	if (err == E2SR_ERR_CANCELLED) {
+		status |= E2SR_EXIT_CANCELLED | E2SR_EXIT_LEFT;
+		if (ctx->stats.data_wiped || ctx->stats.meta_wiped ||
+		    ctx->stats.inodes_scrubbed)
+			status |= E2SR_EXIT_WIPED;
+		e2sr_close(ctx);
+		goto out;
+	}
+	if (err) {
+		report_error(ctx, err, "while wiping", o->device);
+		e2sr_close(ctx);
+		goto fail;
+	}
+	err = e2sr_close(ctx);
+	if (err) {
+		report_error(ctx, err, "while flushing", o->device);
+		goto fail;
+	}
+	status |= E2SR_EXIT_WIPED;
+	if (ctx->plan.left || ctx->plan.unrecoverable)
+		status |= E2SR_EXIT_LEFT;
+out:
+	e2sr_ctx_free(ctx);
+	return status;
+fail:
+	e2sr_ctx_free(ctx);
+	return status | E2SR_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+	struct cmd_opts opts;
+	struct sigaction sa;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc && argv[0] && *argv[0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		program_name = slash ? slash + 1 : argv[0];
+	}
+	parse_args(argc, argv, &opts);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	return run(&opts);
+}

@@ -1,0 +1,155 @@
+/*
+ * report.c --- what e2secrm tells the user: errors through com_err, the
+ * inventory with -v, the plan, and what was done.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdio.h>
+#include <inttypes.h>
+
+#include <et/com_err.h>
+#include <e2p/e2p.h>
+
+#include "cmd.h"
+
+void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
+		  const char *device)
+{
+	if (ctx->detail[0])
+		com_err(program_name, err, "%s %s (%s)", doing, device,
+			ctx->detail);
+	else
+		com_err(program_name, err, "%s %s", doing, device);
+}
+
+static const char *state_name(enum e2sr_state state)
+{
+	switch (state) {
+	case E2SR_STATE_LIVE:
+		return "live";
+	case E2SR_STATE_ORPHAN:
+		return "orphan";
+	case E2SR_STATE_DELETED:
+		return "deleted";
+	}
+	return "?";
+}
+
+static void print_map_status(const struct e2sr_file *f)
+{
+	if (f->map_status & E2SR_MAP_INLINE)
+		printf(" inline-data");
+	if (f->map_status & E2SR_MAP_SYMLINK)
+		printf(" fast-symlink");
+	if (f->map_status & E2SR_MAP_EMPTY)
+		printf(" map-gone");
+	if (f->map_status & E2SR_MAP_REUSED)
+		printf(" map-partly-reused");
+	if (f->map_status & E2SR_MAP_DAMAGED)
+		printf(" map-damaged(%s)", error_message(f->map_error));
+}
+
+static void print_file(const struct e2sr_file *f)
+{
+	size_t i;
+
+	printf("inode %u generation %u: %s, mode %06o, size %" PRIu64
+	       ", links %u, flags ", f->ino, f->generation,
+	       state_name(f->state), f->mode, (uint64_t)f->size, f->links);
+	print_flags(stdout, f->flags, 0);
+	printf(" (0x%x)", f->flags);
+	print_map_status(f);
+	printf("\n");
+	for (i = 0; i < f->map_count; i++) {
+		const struct e2sr_extent *e = &f->map[i];
+
+		printf("    %-11s ", e2sr_extent_kind_name(e->kind));
+		if (e->kind == E2SR_EXT_DATA || e->kind == E2SR_EXT_UNWRITTEN)
+			printf("logical %" PRIu64 " ", (uint64_t)e->lblk);
+		printf("block %" PRIu64, (uint64_t)e->pblk);
+		if (e->len > 1)
+			printf("-%" PRIu64, (uint64_t)(e->pblk + e->len - 1));
+		printf(" (%u block%s, %u free)\n", e->len,
+		       e->len == 1 ? "" : "s", e->nfree);
+	}
+}
+
+void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	struct e2sr_inventory *inv = &ctx->inv;
+	size_t i, live = 0, deleted = 0;
+
+	for (i = 0; i < inv->count; i++) {
+		if (inv->files[i].state == E2SR_STATE_DELETED)
+			deleted++;
+		else
+			live++;
+		if (o->verbose)
+			print_file(&inv->files[i]);
+	}
+	printf("%s: %zu secure-delete inode%s (%zu in use, %zu deleted) "
+	       "among %u inodes scanned\n", o->device, inv->count,
+	       inv->count == 1 ? "" : "s", live, deleted,
+	       inv->inodes_scanned);
+}
+
+static void print_blocks(const char *what, blk64_t n, unsigned bs)
+{
+	printf("  %-24s %10" PRIu64 " blocks %14" PRIu64 " bytes\n", what,
+	       (uint64_t)n, (uint64_t)n * bs);
+}
+
+void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	unsigned bs = ctx->fs->blocksize;
+	size_t i;
+
+	for (i = 0; i < ctx->inv.count; i++) {
+		const struct e2sr_file *f = &ctx->inv.files[i];
+
+		if (f->state == E2SR_STATE_ORPHAN)
+			printf("%s: inode %u is an orphan (in use, no links): "
+			       "left for e2fsck; run e2secrm again after it\n",
+			       o->device, f->ino);
+		else if (f->state == E2SR_STATE_DELETED &&
+			 (f->map_status & E2SR_MAP_EMPTY))
+			printf("%s: inode %u: its block map is no longer in "
+			       "its record; data blocks it had may remain in "
+			       "free space\n", o->device, f->ino);
+	}
+	if (e2sr_plan_empty(plan)) {
+		printf("%s: nothing to wipe\n", o->device);
+		return;
+	}
+	printf("%s: %s:\n", o->device, o->dry_run ? "would wipe" :
+	       "to wipe");
+	print_blocks("freed data", plan->data_count, bs);
+	print_blocks("freed metadata", plan->meta_count, bs);
+	printf("  %-24s %10zu records\n", "deleted inode records",
+	       plan->inode_count);
+}
+
+void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		 errcode_t err)
+{
+	struct e2sr_stats *st = &ctx->stats;
+	unsigned bs = ctx->fs ? ctx->fs->blocksize : 0;
+
+	printf("%s: %s:\n", o->device, err ? "wiped before stopping" :
+	       "wiped");
+	print_blocks("freed data", st->data_wiped, bs);
+	print_blocks("freed metadata", st->meta_wiped, bs);
+	printf("  %-24s %10zu records\n", "deleted inode records",
+	       st->inodes_scrubbed);
+	if (err == E2SR_ERR_CANCELLED)
+		printf("%s: cancelled at a safe point; run e2secrm again to "
+		       "finish\n", o->device);
+	if (ctx->plan.unrecoverable)
+		printf("%s: %zu secure-delete file%s had no block map left: "
+		       "wipe all free space to be sure\n", o->device,
+		       ctx->plan.unrecoverable,
+		       ctx->plan.unrecoverable == 1 ? "" : "s");
+}

@@ -1,0 +1,433 @@
+/*
+ * blockmap.c --- the block map of one inode record, as far as it holds.
+ *
+ * Given an inode record (live, or a free record that still carries a
+ * map), list every block it points to: data and unwritten extents, the
+ * extent tree's own index and leaf blocks, indirect blocks of every
+ * depth, and the EA block.  libext2fs does the walking; this file decides
+ * how far a deleted file's map can be trusted.  A deleted map is followed
+ * only through blocks that are free now and, for extent blocks, whose
+ * header and checksum still verify: a tree block in use again belongs to
+ * someone else, and so does everything below it.
+ *
+ * Every on-disk number is checked against the filesystem before use, and
+ * the walk is bounded by the number of blocks the record claims.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+/* Allowance over i_blocks for tree blocks the count may leave out. */
+#define MAP_SLACK_BLOCKS	64
+
+/* Deepest extent tree the kernel builds (5) with a margin. */
+#define EXTENT_MAX_DEPTH	8
+
+const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind)
+{
+	switch (kind) {
+	case E2SR_EXT_DATA:
+		return "data";
+	case E2SR_EXT_UNWRITTEN:
+		return "unwritten";
+	case E2SR_EXT_TREE:
+		return "extent-tree";
+	case E2SR_EXT_IND:
+		return "indirect";
+	case E2SR_EXT_EA:
+		return "ea-block";
+	}
+	return "?";
+}
+
+void e2sr_file_free(struct e2sr_file *file)
+{
+	free(file->map);
+	file->map = NULL;
+	file->map_count = file->map_alloc = 0;
+}
+
+struct map_walk {
+	struct e2sr_ctx		*ctx;
+	struct e2sr_file	*file;
+	blk64_t			covered;	/* blocks listed so far */
+	blk64_t			limit;		/* most blocks to list */
+	int			skip_height;	/* inside a distrusted subtree */
+};
+
+static int block_in_fs(ext2_filsys fs, blk64_t blk, blk64_t len)
+{
+	blk64_t end = ext2fs_blocks_count(fs->super);
+
+	return len && blk >= fs->super->s_first_data_block && blk < end &&
+	       len <= end - blk;
+}
+
+static void map_damaged(struct e2sr_file *file, errcode_t err)
+{
+	file->map_status |= E2SR_MAP_DAMAGED;
+	if (!file->map_error)
+		file->map_error = err;
+}
+
+static __u16 count_free(ext2_filsys fs, blk64_t blk, __u32 len)
+{
+	__u32 i, n = 0;
+
+	if (ext2fs_test_block_bitmap_range2(fs->block_map, blk, len))
+		return len;
+	for (i = 0; i < len; i++)
+		if (!ext2fs_test_block_bitmap2(fs->block_map, blk + i))
+			n++;
+	return n;
+}
+
+/*
+ * Append a run to the map, merging it with the previous one when it
+ * continues it.  Returns nonzero when the walk has listed more blocks
+ * than the record can own, which ends the walk.
+ */
+static errcode_t map_add(struct map_walk *w, blk64_t pblk, blk64_t lblk,
+			 __u32 len, enum e2sr_extent_kind kind)
+{
+	struct e2sr_file *file = w->file;
+	struct e2sr_extent *e;
+	__u16 nfree;
+
+	if (!block_in_fs(w->ctx->fs, pblk, len)) {
+		map_damaged(file, EXT2_ET_BAD_BLOCK_NUM);
+		return 0;
+	}
+	if (len > w->limit - w->covered) {
+		map_damaged(file, E2SR_ERR_BAD_MAP);
+		return E2SR_ERR_BAD_MAP;
+	}
+	w->covered += len;
+	nfree = count_free(w->ctx->fs, pblk, len);
+	file->free_blocks += nfree;
+
+	if (file->map_count) {
+		e = &file->map[file->map_count - 1];
+		if (e->kind == kind && e->pblk + e->len == pblk &&
+		    (kind != E2SR_EXT_DATA && kind != E2SR_EXT_UNWRITTEN ?
+		     1 : e->lblk + e->len == lblk) &&
+		    (__u32)e->len + len <= 32768) {
+			e->len += len;
+			e->nfree += nfree;
+			return 0;
+		}
+	}
+	if (file->map_count == file->map_alloc) {
+		size_t n = file->map_alloc ? file->map_alloc * 2 : 8;
+		struct e2sr_extent *m = realloc(file->map, n * sizeof(*m));
+
+		if (!m)
+			return EXT2_ET_NO_MEMORY;
+		file->map = m;
+		file->map_alloc = n;
+	}
+	e = &file->map[file->map_count++];
+	e->pblk = pblk;
+	e->lblk = lblk;
+	e->len = len;
+	e->kind = kind;
+	e->nfree = nfree;
+	return 0;
+}
+
+/* A deleted file's tree block is trusted only while it is free. */
+static int block_reused(struct map_walk *w, blk64_t blk)
+{
+	if (w->file->state != E2SR_STATE_DELETED)
+		return 0;
+	if (ext2fs_test_block_bitmap2(w->ctx->fs->block_map, blk)) {
+		w->file->map_status |= E2SR_MAP_REUSED;
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Check an extent tree child block before libext2fs descends into it:
+ * its header, its depth relative to its parent and its checksum.  The
+ * library would stop the whole walk on a bad child; checking first lets
+ * the walk skip just that subtree.
+ */
+static errcode_t check_tree_block(struct map_walk *w, blk64_t blk,
+				  int want_depth, void *buf)
+{
+	ext2_filsys fs = w->ctx->fs;
+	struct ext3_extent_header *eh = buf;
+	errcode_t err;
+
+	if (!block_in_fs(fs, blk, 1))
+		return EXT2_ET_BAD_BLOCK_NUM;
+	err = io_channel_read_blk64(fs->io, blk, 1, buf);
+	if (err)
+		return err;
+	err = ext2fs_extent_header_verify(buf, fs->blocksize);
+	if (err)
+		return err;
+	if (ext2fs_le16_to_cpu(eh->eh_depth) != want_depth)
+		return EXT2_ET_EXTENT_HEADER_BAD;
+	if (!ext2fs_extent_block_csum_verify(fs, w->file->ino, eh))
+		return EXT2_ET_EXTENT_CSUM_INVALID;
+	return 0;
+}
+
+/* Leave the subtree under the current entry: next sibling, or up. */
+static errcode_t skip_subtree(ext2_extent_handle_t h, struct ext2fs_extent *ext)
+{
+	errcode_t err;
+	int i;
+
+	for (i = 0; i <= EXTENT_MAX_DEPTH + 1; i++) {
+		err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT_SIB, ext);
+		if (err != EXT2_ET_EXTENT_NO_NEXT)
+			return err;
+		err = ext2fs_extent_get(h, EXT2_EXTENT_UP, ext);
+		if (err == EXT2_ET_EXTENT_NO_UP)
+			return EXT2_ET_EXTENT_NO_NEXT;
+		if (err)
+			return err;
+	}
+	return EXT2_ET_EXTENT_NO_NEXT;
+}
+
+static errcode_t map_extents(struct map_walk *w, struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = w->ctx->fs;
+	struct e2sr_file *file = w->file;
+	ext2_extent_handle_t h;
+	struct ext2_extent_info info;
+	struct ext2fs_extent ext;
+	errcode_t err;
+	void *buf;
+	unsigned long steps, max_steps;
+	int op = EXT2_EXTENT_ROOT;
+
+	err = ext2fs_extent_open2(fs, file->ino, (struct ext2_inode *)inode,
+				  &h);
+	if (err) {
+		map_damaged(file, err);
+		return 0;
+	}
+	err = ext2fs_get_mem(fs->blocksize, &buf);
+	if (err)
+		goto out;
+
+	/* Every entry is visited at most twice; the tree has limit leaves. */
+	max_steps = 2 * (w->limit + 8);
+	for (steps = 0; steps < max_steps; steps++) {
+		if (op == EXT2_EXTENT_NEXT_SIB)
+			err = skip_subtree(h, &ext);
+		else
+			err = ext2fs_extent_get(h, op, &ext);
+		if (err == EXT2_ET_EXTENT_NO_NEXT) {
+			err = 0;
+			break;
+		}
+		if (err) {
+			map_damaged(file, err);
+			err = 0;
+			break;
+		}
+		op = EXT2_EXTENT_NEXT;
+		if (ext.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
+			continue;
+		if (!(ext.e_flags & EXT2_EXTENT_FLAGS_LEAF)) {
+			err = ext2fs_extent_get_info(h, &info);
+			if (err)
+				break;
+			if (!block_in_fs(fs, ext.e_pblk, 1)) {
+				map_damaged(file, EXT2_ET_BAD_BLOCK_NUM);
+				op = EXT2_EXTENT_NEXT_SIB;
+				continue;
+			}
+			if (block_reused(w, ext.e_pblk)) {
+				op = EXT2_EXTENT_NEXT_SIB;
+				continue;
+			}
+			err = check_tree_block(w, ext.e_pblk,
+					       info.max_depth -
+					       info.curr_level - 1, buf);
+			if (err) {
+				map_damaged(file, err);
+				err = 0;
+				op = EXT2_EXTENT_NEXT_SIB;
+				continue;
+			}
+			err = map_add(w, ext.e_pblk, 0, 1, E2SR_EXT_TREE);
+			if (err)
+				break;
+			continue;
+		}
+		err = map_add(w, ext.e_pblk, ext.e_lblk, ext.e_len,
+			      (ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ?
+			      E2SR_EXT_UNWRITTEN : E2SR_EXT_DATA);
+		if (err)
+			break;
+	}
+	if (steps >= max_steps)
+		map_damaged(file, E2SR_ERR_BAD_MAP);
+	ext2fs_free_mem(&buf);
+out:
+	ext2fs_extent_free(h);
+	if (err == E2SR_ERR_BAD_MAP)
+		err = 0;
+	return err;
+}
+
+static int ind_height(e2_blkcnt_t blockcnt)
+{
+	switch (blockcnt) {
+	case BLOCK_COUNT_IND:
+		return 1;
+	case BLOCK_COUNT_DIND:
+		return 2;
+	case BLOCK_COUNT_TIND:
+		return 3;
+	}
+	return 0;
+}
+
+/*
+ * Called in preorder: an indirect block before what it maps.  A subtree
+ * under a distrusted indirect block ends at the next indirect block of the
+ * same or greater height.
+ */
+static int map_ind_block(ext2_filsys fs, blk64_t *blocknr,
+			 e2_blkcnt_t blockcnt,
+			 blk64_t ref_blk EXT2FS_ATTR((unused)),
+			 int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct map_walk *w = priv;
+	int height = ind_height(blockcnt);
+
+	if (height) {
+		if (w->skip_height && height < w->skip_height)
+			return 0;
+		w->skip_height = 0;
+		if (!block_in_fs(fs, *blocknr, 1)) {
+			map_damaged(w->file, EXT2_ET_BAD_IND_BLOCK);
+			w->skip_height = height;
+			return 0;
+		}
+		if (block_reused(w, *blocknr)) {
+			w->skip_height = height;
+			return 0;
+		}
+		return map_add(w, *blocknr, 0, 1, E2SR_EXT_IND) ?
+			BLOCK_ABORT : 0;
+	}
+	if (w->skip_height)
+		return 0;
+	return map_add(w, *blocknr, blockcnt, 1, E2SR_EXT_DATA) ?
+		BLOCK_ABORT : 0;
+}
+
+/*
+ * block_iterate3 reads the inode by number; serve it the record we were
+ * given, which for a historic version is not the one on disk.
+ */
+static struct {
+	ext2_ino_t		ino;
+	struct ext2_inode	*inode;
+} served;
+
+static errcode_t serve_inode(ext2_filsys fs EXT2FS_ATTR((unused)),
+			     ext2_ino_t ino, struct ext2_inode *inode)
+{
+	if (ino != served.ino || !served.inode)
+		return EXT2_ET_CALLBACK_NOTHANDLED;
+	memcpy(inode, served.inode, sizeof(*inode));
+	return 0;
+}
+
+static errcode_t map_indirect(struct map_walk *w,
+			      struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = w->ctx->fs;
+	errcode_t (*saved)(ext2_filsys, ext2_ino_t, struct ext2_inode *);
+	errcode_t err;
+
+	saved = fs->read_inode;
+	served.ino = w->file->ino;
+	served.inode = (struct ext2_inode *)inode;
+	fs->read_inode = serve_inode;
+	err = ext2fs_block_iterate3(fs, w->file->ino, BLOCK_FLAG_READ_ONLY,
+				    NULL, map_ind_block, w);
+	fs->read_inode = saved;
+	served.inode = NULL;
+	if (err == EXT2_ET_NO_MEMORY)
+		return err;
+	if (err)
+		map_damaged(w->file, err);
+	return 0;
+}
+
+static errcode_t map_ea_block(struct map_walk *w,
+			      struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = w->ctx->fs;
+	blk64_t blk = ext2fs_file_acl_block(fs, (struct ext2_inode *)inode);
+
+	if (!blk)
+		return 0;
+	if (!block_in_fs(fs, blk, 1)) {
+		map_damaged(w->file, EXT2_ET_BAD_EA_BLOCK_NUM);
+		return 0;
+	}
+	/* In use: shared with other inodes (refcount), so not ours. */
+	if (w->file->state == E2SR_STATE_DELETED &&
+	    ext2fs_test_block_bitmap2(fs->block_map, blk))
+		return 0;
+	return map_add(w, blk, 0, 1, E2SR_EXT_EA) == EXT2_ET_NO_MEMORY ?
+		EXT2_ET_NO_MEMORY : 0;
+}
+
+errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
+			struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = ctx->fs;
+	struct ext2_inode *ino = (struct ext2_inode *)inode;
+	struct map_walk w;
+	blk64_t claimed;
+	errcode_t err = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.ctx = ctx;
+	w.file = file;
+
+	/*
+	 * The record says how many blocks it owns; a hostile map cannot
+	 * make the walk list more than that (plus tree blocks), nor more
+	 * than the filesystem has.
+	 */
+	claimed = ext2fs_get_stat_i_blocks(fs, ino) / (fs->blocksize / 512);
+	w.limit = ext2fs_blocks_count(fs->super);
+	if (claimed + MAP_SLACK_BLOCKS < w.limit)
+		w.limit = claimed + MAP_SLACK_BLOCKS;
+
+	if (ino->i_flags & EXT4_INLINE_DATA_FL) {
+		file->map_status |= E2SR_MAP_INLINE;
+	} else if (LINUX_S_ISLNK(ino->i_mode) &&
+		   !ext2fs_inode_has_valid_blocks2(fs, ino)) {
+		file->map_status |= E2SR_MAP_SYMLINK;
+	} else if (ino->i_flags & EXT4_EXTENTS_FL) {
+		err = map_extents(&w, inode);
+	} else if (ext2fs_inode_has_valid_blocks2(fs, ino)) {
+		err = map_indirect(&w, inode);
+	}
+	if (!err)
+		err = map_ea_block(&w, inode);
+	if (!err && !file->map_count &&
+	    !(file->map_status & (E2SR_MAP_INLINE | E2SR_MAP_SYMLINK)))
+		file->map_status |= E2SR_MAP_EMPTY;
+	return err;
+}

@@ -1,0 +1,43 @@
+/*
+ * context.c --- lifetime of the engine context.
+ *
+ * The context owns everything a run holds: the open filesystem, the
+ * inventory, the plan and the write buffer.  Freeing it never writes.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+errcode_t e2sr_ctx_new(struct e2sr_ctx **ret)
+{
+	struct e2sr_ctx *ctx;
+
+	initialize_e2sr_error_table();
+	initialize_ext2_error_table();
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return EXT2_ET_NO_MEMORY;
+	ctx->method = E2SR_METHOD_ZERO;
+	*ret = ctx;
+	return 0;
+}
+
+void e2sr_ctx_free(struct e2sr_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	e2sr_plan_free(&ctx->plan);
+	e2sr_inventory_free(&ctx->inv);
+	if (ctx->journal_blocks)
+		ext2fs_free_block_bitmap(ctx->journal_blocks);
+	if (ctx->fs)
+		ext2fs_free(ctx->fs);	/* never flushes: nothing is written */
+	free(ctx->wbuf);
+	free(ctx->device);
+	free(ctx);
+}

@@ -1,0 +1,182 @@
+/*
+ * e2secrm.h --- the interface of the e2secrm engine.
+ *
+ * The engine finds what is left of secure-delete (EXT2_SECRM_FL) files on
+ * an unmounted ext2/3/4 filesystem and overwrites it.  It knows nothing of
+ * argv, stdout or terminals: the command in e2secrm/ drives it through the
+ * calls below and prints what it reports.  Every call returns an errcode_t
+ * from libext2fs or from the e2sr error table (e2sr_err.et).
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#ifndef E2SECRM_H
+#define E2SECRM_H
+
+#include <signal.h>
+#include <ext2fs/ext2fs.h>
+#include "e2sr_err.h"
+
+#define E2SR_VERSION		"0.1.0"
+#define E2SR_DATE		"3-Dec-2026"
+
+/* Flags for e2sr_open() */
+#define E2SR_OPEN_RDONLY	0x0001	/* -n: never write */
+#define E2SR_OPEN_FORCE		0x0002	/* -f: accept a filesystem not clean */
+
+/* How freed blocks are overwritten; names and inodes are always zeroed. */
+enum e2sr_method {
+	E2SR_METHOD_ZERO = 0,
+	E2SR_METHOD_RANDOM,
+};
+
+/* What a file is now, as far as the live inode table tells. */
+enum e2sr_state {
+	E2SR_STATE_LIVE = 0,	/* in the inode bitmap, linked */
+	E2SR_STATE_ORPHAN,	/* in the inode bitmap, no links: e2fsck's */
+	E2SR_STATE_DELETED,	/* free record that still carries the flag */
+};
+
+/* What a run of blocks in a block map holds. */
+enum e2sr_extent_kind {
+	E2SR_EXT_DATA = 0,	/* file contents */
+	E2SR_EXT_UNWRITTEN,	/* preallocated: old bytes of anyone */
+	E2SR_EXT_TREE,		/* extent index or leaf block */
+	E2SR_EXT_IND,		/* indirect, double or triple indirect block */
+	E2SR_EXT_EA,		/* extended attribute block */
+};
+
+/* Why a block map is incomplete. */
+#define E2SR_MAP_EMPTY		0x0001	/* record holds no map at all */
+#define E2SR_MAP_DAMAGED	0x0002	/* part of the map could not be read */
+#define E2SR_MAP_REUSED		0x0004	/* part of the map is in use again */
+#define E2SR_MAP_INLINE		0x0008	/* contents live in the record */
+#define E2SR_MAP_SYMLINK	0x0010	/* fast symlink: target in i_block */
+
+struct e2sr_extent {
+	blk64_t		pblk;		/* first physical block */
+	blk64_t		lblk;		/* logical block (data kinds only) */
+	__u32		len;		/* number of blocks */
+	__u16		kind;		/* enum e2sr_extent_kind */
+	__u16		nfree;		/* how many are free now (capped) */
+};
+
+/* One secure-delete file: identity, state and block map. */
+struct e2sr_file {
+	ext2_ino_t		ino;
+	__u32			generation;
+	enum e2sr_state		state;
+	__u16			mode;
+	__u16			links;
+	__u32			flags;
+	__u32			dtime;
+	__u64			size;
+	__u32			map_status;	/* E2SR_MAP_* */
+	errcode_t		map_error;	/* first error met in the map */
+	struct e2sr_extent	*map;
+	size_t			map_count;
+	size_t			map_alloc;
+	blk64_t			free_blocks;	/* mapped and free now */
+};
+
+struct e2sr_inventory {
+	struct e2sr_file	*files;
+	size_t			count;
+	size_t			alloc;
+	ext2_ino_t		inodes_scanned;
+};
+
+/*
+ * The plan is data: what will be written, decided before the first write.
+ * Bitmaps use the rbtree backend so that sparse sets stay small.
+ */
+struct e2sr_plan {
+	ext2fs_block_bitmap	data_blocks;	/* freed contents */
+	ext2fs_block_bitmap	meta_blocks;	/* freed tree, ind, EA blocks */
+	ext2_ino_t		*inodes;	/* deleted records to scrub */
+	size_t			inode_count;
+	size_t			inode_alloc;
+	blk64_t			data_count;
+	blk64_t			meta_count;
+	size_t			unrecoverable;	/* files whose map is gone */
+	size_t			left;		/* found, deliberately left */
+};
+
+struct e2sr_stats {
+	blk64_t		data_wiped;
+	blk64_t		meta_wiped;
+	size_t		inodes_scrubbed;
+	unsigned long	write_calls;
+};
+
+enum e2sr_stage {
+	E2SR_STAGE_SCAN = 1,
+	E2SR_STAGE_WIPE_BLOCKS,
+	E2SR_STAGE_SCRUB_INODES,
+};
+
+typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
+				 unsigned long long cur,
+				 unsigned long long max);
+
+struct e2sr_ctx {
+	ext2_filsys		fs;
+	char			*device;
+	int			open_flags;
+	enum e2sr_method	method;
+	char			detail[160];	/* more about the last error */
+
+	struct e2sr_inventory	inv;
+	struct e2sr_plan	plan;
+	struct e2sr_stats	stats;
+
+	ext2fs_block_bitmap	journal_blocks;	/* internal journal extent */
+
+	/* Set from a signal handler; checked at every safe point. */
+	volatile sig_atomic_t	*cancel;
+	e2sr_progress_fn	progress;
+	void			*progress_data;
+
+	unsigned char		*wbuf;		/* one write's worth */
+	size_t			wbuf_blocks;
+};
+
+/* context.c */
+errcode_t e2sr_ctx_new(struct e2sr_ctx **ret);
+void e2sr_ctx_free(struct e2sr_ctx *ctx);
+
+/* open.c */
+errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags);
+errcode_t e2sr_close(struct e2sr_ctx *ctx);
+errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
+
+/* inventory.c */
+errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx);
+void e2sr_inventory_free(struct e2sr_inventory *inv);
+
+/* blockmap.c */
+errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
+			struct ext2_inode_large *inode);
+void e2sr_file_free(struct e2sr_file *file);
+const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind);
+
+/* plan.c */
+errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
+void e2sr_plan_free(struct e2sr_plan *plan);
+int e2sr_plan_empty(const struct e2sr_plan *plan);
+
+/* wipe_io.c: the one guarded write path */
+errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+			   enum e2sr_stage stage, blk64_t *done);
+
+/* scrub.c */
+void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode);
+errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino);
+
+/* execute.c */
+errcode_t e2sr_execute(struct e2sr_ctx *ctx);
+
+#endif /* E2SECRM_H */

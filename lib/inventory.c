@@ -1,0 +1,140 @@
+/*
+ * inventory.c --- every inode record that carries the secure-delete flag.
+ *
+ * One pass of libext2fs' inode scan over the initialised inode tables
+ * finds live secure-delete files, and free records that still carry the
+ * flag: Linux keeps i_flags (and, depending on the path, the block map) on
+ * a deleted inode.  Identity is (inode number, i_generation).  For each
+ * one the block map is read as far as the record still holds it.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+/* Inode table blocks read per scan step: large sequential reads. */
+#define SCAN_BUFFER_BLOCKS	256
+
+void e2sr_inventory_free(struct e2sr_inventory *inv)
+{
+	size_t i;
+
+	for (i = 0; i < inv->count; i++)
+		e2sr_file_free(&inv->files[i]);
+	free(inv->files);
+	memset(inv, 0, sizeof(*inv));
+}
+
+static errcode_t inventory_add(struct e2sr_inventory *inv,
+			       struct e2sr_file **ret)
+{
+	if (inv->count == inv->alloc) {
+		size_t n = inv->alloc ? inv->alloc * 2 : 16;
+		struct e2sr_file *f = realloc(inv->files, n * sizeof(*f));
+
+		if (!f)
+			return EXT2_ET_NO_MEMORY;
+		inv->files = f;
+		inv->alloc = n;
+	}
+	*ret = &inv->files[inv->count++];
+	memset(*ret, 0, sizeof(**ret));
+	return 0;
+}
+
+/* Reserved inodes other than the root are the filesystem's own. */
+static int inode_is_candidate(ext2_filsys fs, ext2_ino_t ino,
+			      struct ext2_inode *inode)
+{
+	if (!(inode->i_flags & EXT2_SECRM_FL))
+		return 0;
+	if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
+		return 0;
+	return 1;
+}
+
+static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			     struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_file *file;
+	errcode_t err;
+
+	err = inventory_add(&ctx->inv, &file);
+	if (err)
+		return err;
+	file->ino = ino;
+	file->generation = inode->i_generation;
+	file->mode = inode->i_mode;
+	file->links = inode->i_links_count;
+	file->flags = inode->i_flags;
+	file->dtime = inode->i_dtime;
+	file->size = EXT2_I_SIZE(inode);
+	if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+		file->state = E2SR_STATE_DELETED;
+	else if (!inode->i_links_count)
+		file->state = E2SR_STATE_ORPHAN;
+	else
+		file->state = E2SR_STATE_LIVE;
+	return e2sr_file_map(ctx, file, inode);
+}
+
+errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	ext2_inode_scan scan;
+	struct ext2_inode_large *inode;
+	int isize = EXT2_INODE_SIZE(fs->super);
+	ext2_ino_t ino;
+	errcode_t err;
+
+	e2sr_inventory_free(&ctx->inv);
+	err = ext2fs_get_memzero(isize, &inode);
+	if (err)
+		return err;
+	err = ext2fs_open_inode_scan(fs, SCAN_BUFFER_BLOCKS, &scan);
+	if (err)
+		goto out_mem;
+	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
+
+	for (;;) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = ext2fs_get_next_inode_full(scan, &ino,
+						 (struct ext2_inode *)inode,
+						 isize);
+		/*
+		 * A record whose checksum fails is still read: if it is a
+		 * free record with the flag, scrubbing it is what we want;
+		 * a whole block of garbage is skipped.
+		 */
+		if (err == EXT2_ET_INODE_CSUM_INVALID)
+			err = 0;
+		else if (err == EXT2_ET_INODE_IS_GARBAGE ||
+			 err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+			continue;
+		if (err)
+			break;
+		if (!ino)
+			break;
+		ctx->inv.inodes_scanned++;
+		if (ctx->progress && !(ino & 4095))
+			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
+				      ino, fs->super->s_inodes_count);
+		if (!inode_is_candidate(fs, ino, (struct ext2_inode *)inode))
+			continue;
+		err = record_file(ctx, ino, inode);
+		if (err)
+			break;
+	}
+	ext2fs_close_inode_scan(scan);
+out_mem:
+	ext2fs_free_mem(&inode);
+	return err;
+}

@@ -1,0 +1,131 @@
+/*
+ * plan.c --- deciding, before any write, what a run will overwrite.
+ *
+ * From the inventory: every block of a secure-delete file's map that is
+ * free in the block bitmap now goes into the plan's data or metadata set,
+ * and every free record that still carries the flag goes into the list of
+ * records to scrub.  A block in use is never planned, whoever owns it.
+ * The plan is what -n reports and what execute.c writes.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+void e2sr_plan_free(struct e2sr_plan *plan)
+{
+	if (plan->data_blocks)
+		ext2fs_free_block_bitmap(plan->data_blocks);
+	if (plan->meta_blocks)
+		ext2fs_free_block_bitmap(plan->meta_blocks);
+	free(plan->inodes);
+	memset(plan, 0, sizeof(*plan));
+}
+
+int e2sr_plan_empty(const struct e2sr_plan *plan)
+{
+	return !plan->data_count && !plan->meta_count && !plan->inode_count;
+}
+
+static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
+{
+	if (plan->inode_count == plan->inode_alloc) {
+		size_t n = plan->inode_alloc ? plan->inode_alloc * 2 : 16;
+		ext2_ino_t *v = realloc(plan->inodes, n * sizeof(*v));
+
+		if (!v)
+			return EXT2_ET_NO_MEMORY;
+		plan->inodes = v;
+		plan->inode_alloc = n;
+	}
+	plan->inodes[plan->inode_count++] = ino;
+	return 0;
+}
+
+/* Mark the free blocks of one run; in-use blocks are someone else's. */
+static void plan_extent(ext2_filsys fs, ext2fs_block_bitmap set,
+			const struct e2sr_extent *e)
+{
+	__u32 i;
+
+	if (e->nfree == e->len) {
+		ext2fs_mark_block_bitmap_range2(set, e->pblk, e->len);
+		return;
+	}
+	for (i = 0; i < e->len; i++)
+		if (!ext2fs_test_block_bitmap2(fs->block_map, e->pblk + i))
+			ext2fs_mark_block_bitmap2(set, e->pblk + i);
+}
+
+static blk64_t count_set(ext2fs_block_bitmap map, blk64_t first,
+			 blk64_t last)
+{
+	blk64_t start = first, end, n = 0;
+
+	while (start <= last) {
+		if (ext2fs_find_first_set_block_bitmap2(map, start, last,
+							&start))
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(map, start, last,
+							 &end))
+			end = last + 1;
+		n += end - start;
+		start = end;
+	}
+	return n;
+}
+
+errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_plan *plan = &ctx->plan;
+	size_t i, j;
+	errcode_t err;
+
+	e2sr_plan_free(plan);
+	err = ext2fs_allocate_block_bitmap(fs, "secure-delete data",
+					   &plan->data_blocks);
+	if (!err)
+		err = ext2fs_allocate_block_bitmap(fs, "secure-delete metadata",
+						   &plan->meta_blocks);
+	if (err)
+		return err;
+
+	for (i = 0; i < ctx->inv.count; i++) {
+		struct e2sr_file *file = &ctx->inv.files[i];
+
+		if (file->state == E2SR_STATE_ORPHAN) {
+			/* e2fsck finishes orphans; we do not guess. */
+			plan->left++;
+			continue;
+		}
+		for (j = 0; j < file->map_count; j++) {
+			const struct e2sr_extent *e = &file->map[j];
+			int data = e->kind == E2SR_EXT_DATA ||
+				   e->kind == E2SR_EXT_UNWRITTEN;
+
+			if (!e->nfree)
+				continue;
+			plan_extent(fs, data ? plan->data_blocks :
+				    plan->meta_blocks, e);
+		}
+		if (file->state != E2SR_STATE_DELETED)
+			continue;
+		err = plan_add_inode(plan, file->ino);
+		if (err)
+			return err;
+		if (file->map_status & E2SR_MAP_EMPTY)
+			plan->unrecoverable++;
+	}
+	plan->data_count = count_set(plan->data_blocks,
+				     fs->super->s_first_data_block,
+				     ext2fs_blocks_count(fs->super) - 1);
+	plan->meta_count = count_set(plan->meta_blocks,
+				     fs->super->s_first_data_block,
+				     ext2fs_blocks_count(fs->super) - 1);
+	return 0;
+}
