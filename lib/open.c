@@ -157,20 +157,49 @@ static errcode_t check_state(struct e2sr_ctx *ctx)
 	return 0;
 }
 
+/*
+ * The device must hold the whole filesystem: reading past the end of a
+ * truncated image returns errors only for the blocks that happen to be
+ * read, so a partial image could pass every other check.
+ */
+static errcode_t check_size(struct e2sr_ctx *ctx, const char *device)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t dev_blocks;
+	errcode_t err;
+
+	err = ext2fs_get_device_size2(device, fs->blocksize, &dev_blocks);
+	if (err == EXT2_ET_UNIMPLEMENTED)
+		return 0;
+	if (err)
+		return err;
+	if (dev_blocks && dev_blocks < ext2fs_blocks_count(fs->super)) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "filesystem has %llu blocks, device %llu",
+			 (unsigned long long)ext2fs_blocks_count(fs->super),
+			 (unsigned long long)dev_blocks);
+		return E2SR_ERR_TRUNCATED;
+	}
+	return 0;
+}
+
+/*
+ * Every check is made on a read-only handle: opening read-write can
+ * itself write (libext2fs starts MMP on a read-write open), so the
+ * read-write handle is only opened once the filesystem is accepted.
+ */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 {
 	ext2_filsys fs = NULL;
 	errcode_t err;
 	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE |
-		     EXT2_FLAG_JOURNAL_DEV_OK;
+		     EXT2_FLAG_JOURNAL_DEV_OK | EXT2_FLAG_SKIP_MMP;
 
 	ctx->detail[0] = 0;
 	ctx->open_flags = flags;
 	ctx->device = strdup(device);
 	if (!ctx->device)
 		return EXT2_ET_NO_MEMORY;
-	if (!(flags & E2SR_OPEN_RDONLY))
-		oflags |= EXT2_FLAG_RW;
 
 	err = check_mount(ctx, device);
 	if (err)
@@ -181,11 +210,29 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	ctx->fs = fs;
 
 	err = check_state(ctx);
+	if (!err)
+		err = e2sr_check_features(fs, ctx->detail, sizeof(ctx->detail));
+	if (!err)
+		err = check_size(ctx, device);
 	if (err)
 		return err;
-	err = e2sr_check_features(fs, ctx->detail, sizeof(ctx->detail));
-	if (err)
-		return err;
+
+	if (!(flags & E2SR_OPEN_RDONLY)) {
+		ext2fs_free(fs);
+		ctx->fs = NULL;
+		err = ext2fs_open2(device, NULL, oflags | EXT2_FLAG_RW, 0, 0,
+				   unix_io_manager, &fs);
+		if (err)
+			return err;
+		ctx->fs = fs;
+		/* The same checks again: the device could have changed. */
+		err = check_state(ctx);
+		if (!err)
+			err = e2sr_check_features(fs, ctx->detail,
+						  sizeof(ctx->detail));
+		if (err)
+			return err;
+	}
 
 	/* Free-block sets of large filesystems are sparse. */
 	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;

@@ -1,0 +1,37 @@
+# t_usage.sh --- command line: usage errors exit 16 with usage on stderr,
+# -V names the version and the libext2fs it runs with.
+. "$(dirname "$0")/../lib.sh"
+
+run_e2secrm
+if [ "$rc" = 16 ] && echo "$err" | grep -q '^Usage: '; then
+	pass "usage: no device"
+else
+	fail "usage: no device" "rc=$rc err=$err"
+fi
+
+run_e2secrm -Q img
+if [ "$rc" = 16 ] && echo "$err" | grep -q 'Usage: '; then
+	pass "usage: unknown option"
+else
+	fail "usage: unknown option" "rc=$rc"
+fi
+
+run_e2secrm a.img b.img
+[ "$rc" = 16 ] && pass "usage: two devices" || fail "usage: two devices" "rc=$rc"
+
+run_e2secrm -m shred img
+if [ "$rc" = 16 ] && echo "$err" | grep -q 'unknown wipe method'; then
+	pass "usage: bad method"
+else
+	fail "usage: bad method" "rc=$rc"
+fi
+
+run_e2secrm -C x img
+[ "$rc" = 16 ] && pass "usage: bad -C" || fail "usage: bad -C" "rc=$rc"
+
+run_e2secrm -V
+if [ "$rc" = 0 ] && echo "$err" | grep -q 'Using EXT2FS Library version'; then
+	pass "version"
+else
+	fail "version" "rc=$rc err=$err"
+fi
