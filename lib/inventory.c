@@ -83,6 +83,96 @@ static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	return e2sr_file_map(ctx, file, inode);
 }
 
+/*
+ * libext2fs' scan stops at each group's bg_itable_unused mark, and
+ * e2fsck lowers that mark to the last inode in use: records of files
+ * deleted past it are still on disk, flag and map included.  Read the
+ * rest of each initialised group's table in large reads.  A table not
+ * yet zeroed by lazy init may hold an older filesystem's bytes there: with
+ * metadata_csum only records whose checksum verifies are taken, and in
+ * any case a map read from the tail wipes only blocks that are free.
+ */
+static errcode_t scan_group_tail(struct e2sr_ctx *ctx, dgrp_t group,
+				 unsigned char *buf, blk64_t buf_blocks,
+				 struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = ctx->fs;
+	int isize = EXT2_INODE_SIZE(fs->super);
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 unused = ext2fs_bg_itable_unused(fs, group);
+	__u32 first, per_block = fs->blocksize / isize, i, idx;
+	blk64_t itable = ext2fs_inode_table_loc(fs, group), blk, n, b;
+	errcode_t err;
+
+	if (!unused || unused > ipg || !itable)
+		return 0;
+	if (ext2fs_bg_flags_test(fs, group, EXT2_BG_INODE_UNINIT))
+		return 0;
+	first = ipg - unused;		/* index of the first unused record */
+	blk = first / per_block;
+	while (blk * per_block < ipg) {
+		n = (ipg - blk * per_block + per_block - 1) / per_block;
+		if (n > buf_blocks)
+			n = buf_blocks;
+		if (itable + blk + n > ext2fs_blocks_count(fs->super))
+			return EXT2_ET_GDESC_BAD_INODE_TABLE;
+		err = io_channel_read_blk64(fs->io, itable + blk, n, buf);
+		if (err)
+			return err;
+		for (b = 0; b < n; b++) {
+			for (i = 0; i < per_block; i++) {
+				idx = (blk + b) * per_block + i;
+				if (idx < first || idx >= ipg)
+					continue;
+				memcpy(inode, buf + (b * per_block + i) * isize,
+				       isize);
+				ctx->inv.inodes_scanned++;
+				if (!inode_is_candidate(fs,
+						group * ipg + idx + 1,
+						(struct ext2_inode *)inode))
+					continue;
+				if (ext2fs_has_feature_metadata_csum(fs->super)
+				    && !ext2fs_inode_csum_verify(fs,
+						group * ipg + idx + 1, inode))
+					continue;
+				err = record_file(ctx, group * ipg + idx + 1,
+						  inode);
+				if (err)
+					return err;
+			}
+		}
+		blk += n;
+	}
+	return 0;
+}
+
+static errcode_t scan_tails(struct e2sr_ctx *ctx,
+			    struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = ctx->fs;
+	unsigned char *buf;
+	errcode_t err = 0;
+	dgrp_t group;
+
+	if (!ext2fs_has_group_desc_csum(fs))
+		return 0;
+	err = ext2fs_get_mem((size_t)SCAN_BUFFER_BLOCKS * fs->blocksize, &buf);
+	if (err)
+		return err;
+	for (group = 0; group < fs->group_desc_count; group++) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = scan_group_tail(ctx, group, buf, SCAN_BUFFER_BLOCKS,
+				      inode);
+		if (err)
+			break;
+	}
+	ext2fs_free_mem(&buf);
+	return err;
+}
+
 errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
@@ -134,6 +224,8 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 			break;
 	}
 	ext2fs_close_inode_scan(scan);
+	if (!err)
+		err = scan_tails(ctx, inode);
 out_mem:
 	ext2fs_free_mem(&inode);
 	return err;
