@@ -32,9 +32,9 @@ static void on_signal(int sig EXT2FS_ATTR((unused)))
 	cancel_requested = 1;
 }
 
-static void usage(void)
+static void usage_to(FILE *f, int status)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: %s [-nfvyV] [-C fd] [-m method] device\n"
 		"\t-n\t\tdry run: open read-only, report, write nothing\n"
 		"\t-f\t\tproceed on a filesystem that is not clean\n"
@@ -44,7 +44,12 @@ static void usage(void)
 		"\t-m method\tzero (default) or random\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
-	exit(E2SR_EXIT_USAGE);
+	exit(status);
+}
+
+static void usage(void)
+{
+	usage_to(stderr, E2SR_EXIT_USAGE);
 }
 
 static void show_version(void)
@@ -117,6 +122,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		case 'V':
 			show_version();
 			break;
+		case 'h':
+			usage_to(stdout, E2SR_EXIT_OK);
+			break;
 		default:
 			usage();
 		}
@@ -176,6 +184,12 @@ static int run(struct cmd_opts *o)
 	if (!err)
 		err = e2sr_plan_build(ctx);
 	progress_done(ctx);
+	if (err == E2SR_ERR_CANCELLED) {
+		printf("%s: cancelled while scanning; nothing written\n",
+		       o->device);
+		status |= E2SR_EXIT_CANCELLED;
+		goto out;
+	}
 	if (err) {
 		report_error(ctx, err, "while scanning", o->device);
 		goto fail;
