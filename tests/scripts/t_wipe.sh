@@ -21,6 +21,20 @@ build() {
 	img=$1 size=$2 sbytes=$3
 	shift 3
 	mkimg "$img" "$size" "$@" || return 1
+	if [ -n "$frag" ]; then
+		# Every other block free: the secret gets a deep extent tree.
+		head -c 1024 /dev/urandom >"$T/one"
+		i=0
+		while [ $i -lt 200 ]; do
+			echo "write $T/one frag$i"
+			i=$((i + 1))
+		done | dfs "$img"
+		i=0
+		while [ $i -lt 200 ]; do
+			echo "rm frag$i"
+			i=$((i + 2))
+		done | dfs "$img"
+	fi
 	canary "$T/secret" "SECRET-CONTENT-$$-token" "$sbytes"
 	canary "$T/keep" "KEEP-LIVE-$$-token" 30000
 	canary "$T/keeps" "KEEP-PLUS-S-$$-token" 9000
@@ -82,11 +96,22 @@ wipe_case() {
 
 	before=$(sha "$img")
 	run_e2secrm -n -v "$img"
-	if [ "$rc" = 4 ] && [ "$(sha "$img")" = "$before" ] &&
-	   echo "$out" | grep -q 'deleted'; then
-		pass "$name: dry run reports, writes nothing"
+	if [ "$rc" = 4 ] && [ "$(sha "$img")" = "$before" ]; then
+		pass "$name: dry run exits 4, writes nothing"
 	else
 		fail "$name: dry run" "rc=$rc $err"
+	fi
+	# Inventory: two deleted +s files, one live; the map kinds expected.
+	ndel=$(echo "$out" | grep -c '^inode [0-9]* generation [0-9]*: deleted')
+	nlive=$(echo "$out" | grep -c '^inode [0-9]* generation [0-9]*: live')
+	kinds_ok=1
+	for k in $expect_kinds; do
+		echo "$out" | grep -q "^    $k " || kinds_ok=0
+	done
+	if [ "$ndel" = 2 ] && [ "$nlive" = 1 ] && [ "$kinds_ok" = 1 ]; then
+		pass "$name: inventory lists 2 deleted, 1 live, map: $expect_kinds"
+	else
+		fail "$name: inventory" "deleted=$ndel live=$nlive kinds=$kinds_ok"
 	fi
 
 	run_e2secrm -y "$img"
@@ -121,12 +146,20 @@ wipe_case() {
 	fi
 }
 
+expect_kinds="data indirect ea-block"
 wipe_case "ext2 1k" 16M 40000 -t ext2 -b 1024
+expect_kinds="data indirect ea-block"
 wipe_case "ext2 4k" 16M 90000 -t ext2 -b 4096
+expect_kinds="data indirect ea-block"
 wipe_case "ext3 1k" 16M 300000 -t ext3 -b 1024
+expect_kinds="data indirect ea-block"
 wipe_case "ext3 4k" 16M 90000 -t ext3 -b 4096
+expect_kinds="data ea-block"
 wipe_case "ext4 1k" 16M 40000 -t ext4 -b 1024
 wipe_case "ext4 4k" 16M 90000 -t ext4 -b 4096
+expect_kinds="data extent-tree ea-block" frag=1
+wipe_case "ext4 4k extent tree depth 1" 16M 200000 -t ext4 -b 4096
+frag= expect_kinds="data ea-block"
 wipe_case "ext4 64bit metadata_csum" 32M 90000 -t ext4 \
 	-O 64bit,metadata_csum
 wipe_case "ext4 uninit_bg" 32M 90000 -t ext4 -O ^metadata_csum,uninit_bg

@@ -1,0 +1,446 @@
+/*
+ * test_blockmap.c --- the inventory of secure-delete files and their
+ * block maps, and the plan built from them, on images shaped by debugfs.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "e2secrm.h"
+#include "testimg.h"
+
+#define MAX_BLOCKS	1024
+
+/* The blocks of a live file, read with libext2fs before it is removed. */
+struct file_blocks {
+	ext2_ino_t	ino;
+	__u32		flags;
+	size_t		ndata;			/* last logical block + 1 */
+	size_t		nmapped;		/* data blocks mapped */
+	blk64_t		data[MAX_BLOCKS];	/* indexed by logical block */
+	size_t		nmeta;
+	blk64_t		meta[MAX_BLOCKS];	/* tree and indirect blocks */
+};
+
+static int setup(void **state)
+{
+	static struct testimg t;
+
+	memset(&t, 0, sizeof(t));
+	if (testimg_setup(&t))
+		return -1;
+	*state = &t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	testimg_cleanup(*state);
+	return 0;
+}
+
+static int collect_block(ext2_filsys fs EXT2FS_ATTR((unused)),
+			 blk64_t *blocknr, e2_blkcnt_t blockcnt,
+			 blk64_t ref_blk EXT2FS_ATTR((unused)),
+			 int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct file_blocks *fb = priv;
+
+	if (blockcnt < 0) {
+		if (fb->nmeta < MAX_BLOCKS)
+			fb->meta[fb->nmeta++] = *blocknr;
+	} else if (blockcnt < MAX_BLOCKS) {
+		fb->data[blockcnt] = *blocknr;
+		fb->nmapped++;
+		if ((size_t)blockcnt + 1 > fb->ndata)
+			fb->ndata = blockcnt + 1;
+	}
+	return 0;
+}
+
+static void get_file_blocks(const char *img, const char *name,
+			    struct file_blocks *fb)
+{
+	struct ext2_inode inode;
+	ext2_filsys fs;
+
+	memset(fb, 0, sizeof(*fb));
+	assert_int_equal(ext2fs_open(img, EXT2_FLAG_64BITS, 0, 0,
+				     unix_io_manager, &fs), 0);
+	assert_int_equal(ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, name,
+				      &fb->ino), 0);
+	assert_int_equal(ext2fs_read_inode(fs, fb->ino, &inode), 0);
+	fb->flags = inode.i_flags;
+	if (ext2fs_inode_has_valid_blocks2(fs, &inode) &&
+	    !(inode.i_flags & EXT4_INLINE_DATA_FL))
+		assert_int_equal(ext2fs_block_iterate3(fs, fb->ino,
+				 BLOCK_FLAG_READ_ONLY, NULL, collect_block,
+				 fb), 0);
+	ext2fs_free(fs);
+}
+
+/* Write a host file of @size bytes into the image as /@name. */
+static void put_file(struct testimg *t, const char *name, size_t size)
+{
+	char host[PATH_MAX], script[2 * PATH_MAX];
+
+	assert_int_equal(testimg_make_file(t, name, size, size & 0xff), 0);
+	assert_int_equal(testimg_path(t, name, host, sizeof(host)), 0);
+	snprintf(script, sizeof(script), "write %s %s\n", host, name);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+}
+
+/* Add EXT2_SECRM_FL to /@name, keeping its other flags. */
+static void set_secrm(struct testimg *t, const char *name, __u32 flags)
+{
+	char script[128];
+
+	snprintf(script, sizeof(script), "set_inode_field %s flags 0x%x\n",
+		 name, flags | EXT2_SECRM_FL);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+}
+
+static void rm_file(struct testimg *t, const char *name)
+{
+	char script[128];
+
+	snprintf(script, sizeof(script), "rm %s\n", name);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+}
+
+static struct e2sr_ctx *scan(const char *img)
+{
+	struct e2sr_ctx *ctx;
+
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	assert_int_equal(e2sr_open(ctx, img, E2SR_OPEN_RDONLY), 0);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_true(ctx->inv.inodes_scanned > 0);
+	return ctx;
+}
+
+/* The map lists exactly fb's blocks, each run free (or in use) whole. */
+static void check_map(const struct e2sr_file *f, const struct file_blocks *fb,
+		      int want_free)
+{
+	size_t i, j, ndata = 0, nmeta = 0;
+	blk64_t b;
+
+	for (i = 0; i < f->map_count; i++) {
+		const struct e2sr_extent *e = &f->map[i];
+
+		assert_true(e->len > 0);
+		assert_int_equal(e->nfree, want_free ? e->len : 0);
+		if (e->kind == E2SR_EXT_DATA ||
+		    e->kind == E2SR_EXT_UNWRITTEN) {
+			for (b = 0; b < e->len; b++) {
+				assert_true(e->lblk + b < fb->ndata);
+				assert_int_equal(fb->data[e->lblk + b],
+						 e->pblk + b);
+			}
+			ndata += e->len;
+			continue;
+		}
+		assert_true(e->kind == E2SR_EXT_TREE ||
+			    e->kind == E2SR_EXT_IND);
+		for (b = 0; b < e->len; b++) {
+			for (j = 0; j < fb->nmeta; j++)
+				if (fb->meta[j] == e->pblk + b)
+					break;
+			assert_true(j < fb->nmeta);
+		}
+		nmeta += e->len;
+	}
+	assert_int_equal(ndata, fb->nmapped);
+	assert_int_equal(nmeta, fb->nmeta);
+	assert_int_equal(f->free_blocks,
+			 want_free ? fb->nmapped + fb->nmeta : 0);
+	assert_int_equal(f->map_status, 0);
+	assert_int_equal(f->map_error, 0);
+}
+
+static size_t count_kind(const struct e2sr_file *f,
+			 enum e2sr_extent_kind kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < f->map_count; i++)
+		if (f->map[i].kind == kind)
+			n += f->map[i].len;
+	return n;
+}
+
+static void check_plan(struct e2sr_ctx *ctx, blk64_t data, blk64_t meta,
+		       size_t inodes)
+{
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(ctx->plan.data_count, data);
+	assert_int_equal(ctx->plan.meta_count, meta);
+	assert_int_equal(ctx->plan.inode_count, inodes);
+	assert_int_equal(ctx->plan.unrecoverable, 0);
+	assert_int_equal(ctx->plan.left, 0);
+	assert_int_equal(e2sr_plan_empty(&ctx->plan),
+			 !data && !meta && !inodes);
+}
+
+/* ext4: an extent-mapped file, flagged, then removed. */
+static void test_ext4_deleted(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fb;
+	struct e2sr_ctx *ctx;
+	struct e2sr_file *f;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	put_file(t, "f", 10 * 4096 - 100);
+	get_file_blocks(t->img, "f", &fb);
+	assert_int_equal(fb.flags, EXT4_EXTENTS_FL);
+	assert_int_equal(fb.ndata, 10);
+	assert_int_equal(fb.nmeta, 0);
+	set_secrm(t, "f", fb.flags);	/* 0x80001 */
+	rm_file(t, "f");
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->ino, fb.ino);
+	assert_int_equal(f->state, E2SR_STATE_DELETED);
+	assert_int_equal(f->flags & EXT2_SECRM_FL, EXT2_SECRM_FL);
+	assert_int_equal(f->size, 10 * 4096 - 100);
+	assert_true(LINUX_S_ISREG(f->mode));
+	assert_int_not_equal(f->dtime, 0);
+	check_map(f, &fb, 1);
+	check_plan(ctx, 10, 0, 1);
+	assert_int_equal(ctx->plan.inodes[0], fb.ino);
+	e2sr_ctx_free(ctx);
+}
+
+/* ext4: more than four extents, so the map has an extent leaf block. */
+static void test_ext4_tree_block(void **state)
+{
+	struct testimg *t = *state;
+	char script[16 * PATH_MAX], host[PATH_MAX];
+	struct file_blocks fb;
+	struct e2sr_ctx *ctx;
+	struct e2sr_file *f;
+	size_t n = 0;
+	int i;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	/* Holes of one block each in a run of small files. */
+	assert_int_equal(testimg_make_file(t, "one", 4096, 1), 0);
+	assert_int_equal(testimg_make_file(t, "big", 20 * 4096, 2), 0);
+	assert_int_equal(testimg_path(t, "one", host, sizeof(host)), 0);
+	for (i = 0; i < 12; i++)
+		n += snprintf(script + n, sizeof(script) - n,
+			      "write %s x%d\n", host, i);
+	for (i = 1; i < 12; i += 2)
+		n += snprintf(script + n, sizeof(script) - n, "rm x%d\n", i);
+	assert_true(n < sizeof(script));
+	assert_int_equal(testimg_debugfs(t, script), 0);
+	assert_int_equal(testimg_path(t, "big", host, sizeof(host)), 0);
+	snprintf(script, sizeof(script), "write %s big\n", host);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+
+	get_file_blocks(t->img, "big", &fb);
+	assert_int_equal(fb.ndata, 20);
+	assert_int_equal(fb.nmeta, 1);	/* needs > 4 extents */
+	set_secrm(t, "big", fb.flags);
+	rm_file(t, "big");
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->ino, fb.ino);
+	assert_int_equal(f->state, E2SR_STATE_DELETED);
+	check_map(f, &fb, 1);
+	assert_int_equal(count_kind(f, E2SR_EXT_TREE), 1);
+	check_plan(ctx, 20, 1, 1);
+	e2sr_ctx_free(ctx);
+}
+
+/* Preallocated blocks are listed as unwritten, and planned as data. */
+static void test_ext4_unwritten(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fb;
+	struct e2sr_ctx *ctx;
+	struct e2sr_file *f;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	put_file(t, "u", 4096);
+	assert_int_equal(testimg_debugfs(t, "fallocate u 4 9\n"), 0);
+	get_file_blocks(t->img, "u", &fb);
+	assert_int_equal(fb.nmapped, 7);
+	set_secrm(t, "u", fb.flags);
+	rm_file(t, "u");
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->ino, fb.ino);
+	check_map(f, &fb, 1);
+	assert_int_equal(count_kind(f, E2SR_EXT_DATA), 1);
+	assert_int_equal(count_kind(f, E2SR_EXT_UNWRITTEN), 6);
+	check_plan(ctx, 7, 0, 1);
+	e2sr_ctx_free(ctx);
+}
+
+/* ext3 at 1k blocks: indirect, double indirect and its indirect block. */
+static void test_ext3_indirect(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fb;
+	struct e2sr_ctx *ctx;
+	struct e2sr_file *f;
+
+	assert_int_equal(testimg_mkfs(t, "-t ext3 -b 1024"), 0);
+	put_file(t, "f", 300 * 1024);
+	get_file_blocks(t->img, "f", &fb);
+	assert_int_equal(fb.flags & EXT4_EXTENTS_FL, 0);
+	assert_int_equal(fb.ndata, 300);
+	assert_int_equal(fb.nmeta, 3);	/* IND, DIND, IND under DIND */
+	set_secrm(t, "f", fb.flags);
+	rm_file(t, "f");
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->ino, fb.ino);
+	assert_int_equal(f->state, E2SR_STATE_DELETED);
+	check_map(f, &fb, 1);
+	assert_int_equal(count_kind(f, E2SR_EXT_IND), 3);
+	assert_int_equal(count_kind(f, E2SR_EXT_TREE), 0);
+	check_plan(ctx, 300, 3, 1);
+	e2sr_ctx_free(ctx);
+}
+
+/* A live flagged file is listed, but none of its blocks is free. */
+static void test_live(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fb;
+	struct e2sr_ctx *ctx;
+	struct e2sr_file *f;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	put_file(t, "f", 5 * 4096);
+	get_file_blocks(t->img, "f", &fb);
+	set_secrm(t, "f", fb.flags);
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->ino, fb.ino);
+	assert_int_equal(f->state, E2SR_STATE_LIVE);
+	assert_int_equal(f->links, 1);
+	assert_int_equal(f->dtime, 0);
+	check_map(f, &fb, 0);
+	check_plan(ctx, 0, 0, 0);
+	e2sr_ctx_free(ctx);
+}
+
+/* Files without the flag, live or removed, are not listed. */
+static void test_unflagged(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	put_file(t, "a", 3 * 4096);
+	put_file(t, "b", 4 * 4096);
+	rm_file(t, "b");
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 0);
+	check_plan(ctx, 0, 0, 0);
+	e2sr_ctx_free(ctx);
+}
+
+/* inline_data: the contents live in the record, there is no block. */
+static void test_inline(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fb;
+	struct e2sr_ctx *ctx;
+	struct e2sr_file *f;
+
+	assert_int_equal(testimg_mkfs(t, "-t ext4 -b 4096 -O inline_data"),
+			 0);
+	put_file(t, "f", 40);
+	get_file_blocks(t->img, "f", &fb);
+	assert_int_equal(fb.flags & EXT4_INLINE_DATA_FL, EXT4_INLINE_DATA_FL);
+	set_secrm(t, "f", fb.flags);
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->state, E2SR_STATE_LIVE);
+	assert_int_equal(f->map_status, E2SR_MAP_INLINE);
+	assert_int_equal(f->map_count, 0);
+	e2sr_ctx_free(ctx);
+
+	rm_file(t, "f");
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->ino, fb.ino);
+	assert_int_equal(f->state, E2SR_STATE_DELETED);
+	assert_int_equal(f->map_status, E2SR_MAP_INLINE);
+	assert_int_equal(f->map_count, 0);
+	assert_int_equal(f->size, 40);
+	check_plan(ctx, 0, 0, 1);
+	e2sr_ctx_free(ctx);
+}
+
+/* A fast symlink keeps its target in i_block, which is not a map. */
+static void test_fast_symlink(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fb;
+	struct e2sr_ctx *ctx;
+	struct e2sr_file *f;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	assert_int_equal(testimg_debugfs(t, "symlink l /a/b/c\n"), 0);
+	get_file_blocks(t->img, "l", &fb);
+	set_secrm(t, "l", fb.flags);
+	rm_file(t, "l");
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	f = &ctx->inv.files[0];
+	assert_int_equal(f->ino, fb.ino);
+	assert_true(LINUX_S_ISLNK(f->mode));
+	assert_int_equal(f->state, E2SR_STATE_DELETED);
+	assert_int_equal(f->map_status, E2SR_MAP_SYMLINK);
+	assert_int_equal(f->map_count, 0);
+	check_plan(ctx, 0, 0, 1);
+	e2sr_ctx_free(ctx);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_ext4_deleted),
+		T(test_ext4_tree_block),
+		T(test_ext4_unwritten),
+		T(test_ext3_indirect),
+		T(test_live),
+		T(test_unflagged),
+		T(test_inline),
+		T(test_fast_symlink),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,246 @@
+/*
+ * test_open.c --- e2sr_open(): what it refuses, and that a refusal leaves
+ * the image exactly as it was.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "e2secrm.h"
+#include "testimg.h"
+
+static int setup(void **state)
+{
+	static struct testimg t;
+
+	memset(&t, 0, sizeof(t));
+	if (testimg_setup(&t))
+		return -1;
+	*state = &t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	testimg_cleanup(*state);
+	return 0;
+}
+
+static void mkfs(struct testimg *t, const char *opts)
+{
+	assert_int_equal(testimg_mkfs(t, opts), 0);
+}
+
+static void debugfs(struct testimg *t, const char *script)
+{
+	assert_int_equal(testimg_debugfs(t, script), 0);
+}
+
+/*
+ * Open @path with @flags, expect @want (and @detail in ctx->detail when
+ * given), close, and check that the file's sha256 did not change.
+ */
+static void expect_open(const char *path, int flags, errcode_t want,
+			const char *detail)
+{
+	struct e2sr_ctx *ctx;
+	char before[65], after[65];
+	errcode_t err;
+
+	assert_int_equal(testimg_sha256(path, before), 0);
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	err = e2sr_open(ctx, path, flags);
+	if (err != want)
+		print_error("e2sr_open: %ld (%s), want %ld (%s)\n", (long)err,
+			    error_message(err), (long)want,
+			    error_message(want));
+	assert_int_equal(err, want);
+	if (detail)
+		assert_string_equal(ctx->detail, detail);
+	if (!err) {
+		assert_int_equal(!(ctx->fs->flags & EXT2_FLAG_RW),
+				 !!(flags & E2SR_OPEN_RDONLY));
+		assert_int_equal(e2sr_close(ctx), 0);
+	}
+	e2sr_ctx_free(ctx);
+	assert_int_equal(testimg_sha256(path, after), 0);
+	assert_string_equal(before, after);
+}
+
+static void test_missing_file(void **state)
+{
+	struct testimg *t = *state;
+	char path[PATH_MAX];
+
+	assert_int_equal(testimg_path(t, "no-such.img", path, sizeof(path)),
+			 0);
+	expect_open(path, 0, ENOENT, NULL);
+	expect_open(path, E2SR_OPEN_RDONLY, ENOENT, NULL);
+}
+
+static void test_zeros(void **state)
+{
+	struct testimg *t = *state;
+
+	assert_int_equal(testimg_run("head -c 8M /dev/zero >'%s'", t->img), 0);
+	expect_open(t->img, 0, EXT2_ET_BAD_MAGIC, NULL);
+	expect_open(t->img, E2SR_OPEN_FORCE, EXT2_ET_BAD_MAGIC, NULL);
+}
+
+static void test_clean(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, NULL);
+	expect_open(t->img, 0, 0, NULL);
+	expect_open(t->img, E2SR_OPEN_RDONLY, 0, NULL);
+	expect_open(t->img, E2SR_OPEN_FORCE, 0, NULL);
+}
+
+static void test_fs_errors(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, NULL);
+	debugfs(t, "ssv state 3\n");	/* valid, with errors */
+	expect_open(t->img, 0, E2SR_ERR_FS_ERRORS, NULL);
+	expect_open(t->img, E2SR_OPEN_RDONLY, E2SR_ERR_FS_ERRORS, NULL);
+	expect_open(t->img, E2SR_OPEN_FORCE, 0, NULL);
+
+	debugfs(t, "ssv state 2\n");	/* errors, not valid */
+	expect_open(t->img, 0, E2SR_ERR_FS_ERRORS, NULL);
+	expect_open(t->img, E2SR_OPEN_FORCE | E2SR_OPEN_RDONLY, 0, NULL);
+}
+
+static void test_unclean(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, NULL);
+	debugfs(t, "ssv state 0\n");
+	expect_open(t->img, 0, E2SR_ERR_UNCLEAN, NULL);
+	expect_open(t->img, E2SR_OPEN_RDONLY, E2SR_ERR_UNCLEAN, NULL);
+	expect_open(t->img, E2SR_OPEN_FORCE, 0, NULL);
+}
+
+/* Force never overrides a journal waiting for recovery. */
+static void test_needs_recovery(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, NULL);
+	debugfs(t, "feature needs_recovery\n");
+	expect_open(t->img, 0, E2SR_ERR_NEEDS_RECOVERY, NULL);
+	expect_open(t->img, E2SR_OPEN_RDONLY, E2SR_ERR_NEEDS_RECOVERY, NULL);
+	expect_open(t->img, E2SR_OPEN_FORCE, E2SR_ERR_NEEDS_RECOVERY, NULL);
+}
+
+/*
+ * mmp is the one incompat feature libext2fs opens and the engine does
+ * not support.  A short update interval keeps libext2fs' MMP wait short.
+ */
+static void test_unsup_incompat_rdonly(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, "-t ext4 -b 4096 -O mmp -E mmp_update_interval=1");
+	expect_open(t->img, E2SR_OPEN_RDONLY, E2SR_ERR_UNSUP_INCOMPAT, "mmp");
+}
+
+static void test_unsup_incompat_rw(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, "-t ext4 -b 4096 -O mmp -E mmp_update_interval=1");
+	expect_open(t->img, 0, E2SR_ERR_UNSUP_INCOMPAT, "mmp");
+}
+
+static void test_unsup_ro_compat(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, "-t ext4 -b 4096 -O bigalloc -C 16384");
+	expect_open(t->img, 0, E2SR_ERR_UNSUP_RO_COMPAT, "bigalloc");
+	expect_open(t->img, E2SR_OPEN_RDONLY, E2SR_ERR_UNSUP_RO_COMPAT,
+		    "bigalloc");
+}
+
+static void test_journal_dev(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, "-b 4096 -O journal_dev");
+	expect_open(t->img, 0, E2SR_ERR_JOURNAL_DEV, NULL);
+	expect_open(t->img, E2SR_OPEN_FORCE, E2SR_ERR_JOURNAL_DEV, NULL);
+}
+
+/* An image shorter than its filesystem is refused before any read. */
+static void test_truncated(void **state)
+{
+	struct testimg *t = *state;
+
+	mkfs(t, NULL);
+	assert_int_equal(testimg_run("truncate -s 6M '%s'", t->img), 0);
+	expect_open(t->img, 0, E2SR_ERR_TRUNCATED,
+		    "filesystem has 2048 blocks, device 1536");
+	expect_open(t->img, E2SR_OPEN_RDONLY | E2SR_OPEN_FORCE,
+		    E2SR_ERR_TRUNCATED, NULL);
+}
+
+/* A read-only open succeeds and then refuses every write. */
+static void test_rdonly_refuses_writes(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+	char before[65], after[65];
+	ext2_filsys fs;
+	blk64_t blk = 0;
+
+	mkfs(t, NULL);
+	assert_int_equal(testimg_sha256(t->img, before), 0);
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	assert_int_equal(e2sr_open(ctx, t->img, E2SR_OPEN_RDONLY), 0);
+	assert_int_equal(ctx->fs->flags & EXT2_FLAG_RW, 0);
+	fs = ctx->fs;
+	assert_int_equal(ext2fs_find_first_zero_block_bitmap2(fs->block_map,
+				fs->super->s_first_data_block,
+				ext2fs_blocks_count(fs->super) - 1, &blk), 0);
+	assert_int_equal(e2sr_wipe_check(ctx, blk, 1), E2SR_ERR_READ_ONLY);
+	assert_int_equal(e2sr_wipe_range(ctx, blk, 1), E2SR_ERR_READ_ONLY);
+	assert_int_equal(e2sr_scrub_inode(ctx, 20), E2SR_ERR_READ_ONLY);
+	assert_int_equal(e2sr_execute(ctx), E2SR_ERR_READ_ONLY);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	assert_int_equal(testimg_sha256(t->img, after), 0);
+	assert_string_equal(before, after);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_missing_file),
+		T(test_zeros),
+		T(test_clean),
+		T(test_fs_errors),
+		T(test_unclean),
+		T(test_needs_recovery),
+		T(test_unsup_incompat_rdonly),
+		T(test_unsup_incompat_rw),
+		T(test_unsup_ro_compat),
+		T(test_journal_dev),
+		T(test_truncated),
+		T(test_rdonly_refuses_writes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

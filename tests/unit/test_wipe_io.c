@@ -1,0 +1,371 @@
+/*
+ * test_wipe_io.c --- the guarded write path: what e2sr_wipe_check()
+ * refuses, and that e2sr_wipe_range() writes the target and nothing else.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "e2secrm.h"
+#include "testimg.h"
+
+#define BS	4096
+
+static int setup(void **state)
+{
+	static struct testimg t;
+
+	memset(&t, 0, sizeof(t));
+	if (testimg_setup(&t))
+		return -1;
+	*state = &t;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	testimg_cleanup(*state);
+	return 0;
+}
+
+static struct e2sr_ctx *open_img(const char *img, int flags)
+{
+	struct e2sr_ctx *ctx;
+
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	assert_int_equal(e2sr_open(ctx, img, flags), 0);
+	return ctx;
+}
+
+static unsigned char *read_image(const char *img, size_t *len)
+{
+	unsigned char *buf;
+	struct stat st;
+	int fd;
+
+	fd = open(img, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	buf = malloc(st.st_size);
+	assert_non_null(buf);
+	assert_int_equal(pread(fd, buf, st.st_size, 0), st.st_size);
+	close(fd);
+	*len = st.st_size;
+	return buf;
+}
+
+static int all_zero(const unsigned char *p, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Image bytes equal outside blocks [blk, blk + count). */
+static void same_outside(const unsigned char *a, const unsigned char *b,
+			 size_t len, blk64_t blk, blk64_t count)
+{
+	size_t lo = blk * BS, hi = (blk + count) * BS;
+
+	assert_true(hi <= len);
+	assert_memory_equal(a, b, lo);
+	assert_memory_equal(a + hi, b + hi, len - hi);
+}
+
+/*
+ * A file of non-zero bytes, removed: its blocks are free and still hold
+ * their contents.  Returns the file's first block; the file has 8.
+ */
+static blk64_t removed_file(struct testimg *t)
+{
+	char host[PATH_MAX], script[2 * PATH_MAX + 32];
+	struct ext2_inode inode;
+	ext2_filsys fs;
+	ext2_ino_t ino;
+	blk64_t pblk, b;
+	int i;
+
+	assert_int_equal(testimg_make_file(t, "f", 8 * BS, 3), 0);
+	assert_int_equal(testimg_path(t, "f", host, sizeof(host)), 0);
+	snprintf(script, sizeof(script), "write %s f\n", host);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+
+	assert_int_equal(ext2fs_open(t->img, EXT2_FLAG_64BITS, 0, 0,
+				     unix_io_manager, &fs), 0);
+	assert_int_equal(ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, "f",
+				      &ino), 0);
+	assert_int_equal(ext2fs_read_inode(fs, ino, &inode), 0);
+	assert_int_equal(ext2fs_bmap2(fs, ino, &inode, NULL, 0, 0, NULL,
+				      &pblk), 0);
+	for (i = 1; i < 8; i++) {
+		assert_int_equal(ext2fs_bmap2(fs, ino, &inode, NULL, 0, i,
+					      NULL, &b), 0);
+		assert_int_equal(b, pblk + i);	/* one extent */
+	}
+	ext2fs_free(fs);
+	assert_int_equal(testimg_debugfs(t, "rm f\n"), 0);
+	return pblk;
+}
+
+static void test_refuse_allocated(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+	char host[PATH_MAX], script[2 * PATH_MAX + 32];
+	ext2_ino_t ino;
+	struct ext2_inode inode;
+	blk64_t live = 0, itable, free_blk;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	assert_int_equal(testimg_make_file(t, "live", 2 * BS, 5), 0);
+	assert_int_equal(testimg_path(t, "live", host, sizeof(host)), 0);
+	snprintf(script, sizeof(script), "write %s live\n", host);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+
+	ctx = open_img(t->img, 0);
+	assert_int_equal(ext2fs_namei(ctx->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
+				      "live", &ino), 0);
+	assert_int_equal(ext2fs_read_inode(ctx->fs, ino, &inode), 0);
+	assert_int_equal(ext2fs_bmap2(ctx->fs, ino, &inode, NULL, 0, 0, NULL,
+				      &live), 0);
+	itable = ext2fs_inode_table_loc(ctx->fs, 0);
+
+	assert_int_equal(e2sr_wipe_check(ctx, 0, 1),
+			 E2SR_ERR_WRITE_ALLOCATED);	/* superblock */
+	assert_int_equal(e2sr_wipe_check(ctx, itable, 1),
+			 E2SR_ERR_WRITE_ALLOCATED);
+	assert_int_equal(e2sr_wipe_check(ctx, live, 1),
+			 E2SR_ERR_WRITE_ALLOCATED);
+	assert_int_equal(e2sr_wipe_check(ctx, live + 1, 1),
+			 E2SR_ERR_WRITE_ALLOCATED);
+
+	/* A run that starts free and ends on the live file. */
+	assert_int_equal(live > 0 &&
+			 !ext2fs_test_block_bitmap2(ctx->fs->block_map,
+						    live + 2), 1);
+	free_blk = live + 2;
+	assert_int_equal(e2sr_wipe_check(ctx, free_blk, 1), 0);
+	assert_int_equal(e2sr_wipe_check(ctx, live + 1, 2),
+			 E2SR_ERR_WRITE_ALLOCATED);
+	assert_int_equal(e2sr_wipe_range(ctx, live, 1),
+			 E2SR_ERR_WRITE_ALLOCATED);
+	assert_int_equal(ctx->stats.write_calls, 0);
+	e2sr_ctx_free(ctx);
+}
+
+static void test_refuse_range(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+	blk64_t end;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	ctx = open_img(t->img, 0);
+	end = ext2fs_blocks_count(ctx->fs->super);
+	assert_int_equal(end, 2048);
+	assert_int_equal(ext2fs_test_block_bitmap2(ctx->fs->block_map,
+						   end - 1), 0);
+	assert_int_equal(e2sr_wipe_check(ctx, end - 1, 1), 0);
+	assert_int_equal(e2sr_wipe_check(ctx, end, 1), E2SR_ERR_WRITE_RANGE);
+	assert_int_equal(e2sr_wipe_check(ctx, end - 1, 2),
+			 E2SR_ERR_WRITE_RANGE);
+	assert_int_equal(e2sr_wipe_check(ctx, end - 1, 0),
+			 E2SR_ERR_WRITE_RANGE);
+	assert_int_equal(e2sr_wipe_check(ctx, end - 1, ~0ULL),
+			 E2SR_ERR_WRITE_RANGE);
+	assert_int_equal(e2sr_wipe_check(ctx, ~0ULL, 1),
+			 E2SR_ERR_WRITE_RANGE);
+	assert_int_equal(e2sr_wipe_range(ctx, end, 1), E2SR_ERR_WRITE_RANGE);
+	e2sr_ctx_free(ctx);
+
+	/* At 1k blocks block 0 is before the filesystem. */
+	assert_int_equal(testimg_mkfs(t, "-t ext4 -b 1024"), 0);
+	ctx = open_img(t->img, 0);
+	assert_int_equal(ctx->fs->super->s_first_data_block, 1);
+	assert_int_equal(e2sr_wipe_check(ctx, 0, 1), E2SR_ERR_WRITE_RANGE);
+	e2sr_ctx_free(ctx);
+}
+
+static void test_refuse_journal(void **state)
+{
+	struct testimg *t = *state;
+	struct ext2_inode inode;
+	struct e2sr_ctx *ctx;
+	blk64_t jblk = 0, first = 0, last = 0;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	ctx = open_img(t->img, 0);
+	assert_int_equal(ctx->fs->super->s_journal_inum, EXT2_JOURNAL_INO);
+	assert_int_equal(ext2fs_read_inode(ctx->fs, EXT2_JOURNAL_INO, &inode),
+			 0);
+	assert_int_equal(ext2fs_bmap2(ctx->fs, EXT2_JOURNAL_INO, &inode, NULL,
+				      0, 0, NULL, &first), 0);
+	assert_int_not_equal(first, 0);
+	assert_int_equal(ext2fs_bmap2(ctx->fs, EXT2_JOURNAL_INO, &inode, NULL,
+				      0, EXT2_I_SIZE(&inode) / BS - 1, NULL,
+				      &last), 0);
+	assert_non_null(ctx->journal_blocks);
+	assert_true(ext2fs_test_block_bitmap2(ctx->journal_blocks, first));
+	assert_true(ext2fs_test_block_bitmap2(ctx->journal_blocks, last));
+	assert_int_equal(ext2fs_find_first_set_block_bitmap2(
+				ctx->journal_blocks, 0,
+				ext2fs_blocks_count(ctx->fs->super) - 1,
+				&jblk), 0);
+
+	assert_int_equal(e2sr_wipe_check(ctx, first, 1),
+			 E2SR_ERR_WRITE_JOURNAL);
+	assert_int_equal(e2sr_wipe_check(ctx, last, 1),
+			 E2SR_ERR_WRITE_JOURNAL);
+	assert_int_equal(e2sr_wipe_check(ctx, jblk, 1),
+			 E2SR_ERR_WRITE_JOURNAL);
+	/* A run that ends inside the journal. */
+	if (!ext2fs_test_block_bitmap2(ctx->fs->block_map, last + 1))
+		assert_int_equal(e2sr_wipe_check(ctx, last, 2),
+				 E2SR_ERR_WRITE_JOURNAL);
+	assert_int_equal(e2sr_wipe_range(ctx, first, 1),
+			 E2SR_ERR_WRITE_JOURNAL);
+	e2sr_ctx_free(ctx);
+}
+
+static void test_accept_free(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+	blk64_t pblk;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	pblk = removed_file(t);
+	ctx = open_img(t->img, 0);
+	assert_int_equal(e2sr_wipe_check(ctx, pblk, 1), 0);
+	assert_int_equal(e2sr_wipe_check(ctx, pblk, 8), 0);
+	e2sr_ctx_free(ctx);
+
+	ctx = open_img(t->img, E2SR_OPEN_RDONLY);
+	assert_int_equal(e2sr_wipe_check(ctx, pblk, 1), E2SR_ERR_READ_ONLY);
+	e2sr_ctx_free(ctx);
+}
+
+static void test_wipe_zero(void **state)
+{
+	struct testimg *t = *state;
+	unsigned char *before, *after;
+	struct e2sr_ctx *ctx;
+	size_t len, len2;
+	blk64_t pblk;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	pblk = removed_file(t);
+	before = read_image(t->img, &len);
+	assert_false(all_zero(before + pblk * BS, 3 * BS));
+
+	ctx = open_img(t->img, 0);
+	ctx->method = E2SR_METHOD_ZERO;
+	assert_int_equal(e2sr_wipe_range(ctx, pblk + 1, 3), 0);
+	assert_int_equal(ctx->stats.write_calls, 1);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+
+	after = read_image(t->img, &len2);
+	assert_int_equal(len, len2);
+	assert_true(all_zero(after + (pblk + 1) * BS, 3 * BS));
+	same_outside(before, after, len, pblk + 1, 3);
+	free(before);
+	free(after);
+}
+
+static void test_wipe_random(void **state)
+{
+	struct testimg *t = *state;
+	unsigned char *before, *after, *a, *b;
+	struct e2sr_ctx *ctx;
+	size_t len, len2;
+	blk64_t pblk;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	pblk = removed_file(t);
+	before = read_image(t->img, &len);
+
+	ctx = open_img(t->img, 0);
+	ctx->method = E2SR_METHOD_RANDOM;
+	assert_int_equal(e2sr_wipe_range(ctx, pblk + 2, 2), 0);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+
+	after = read_image(t->img, &len2);
+	assert_int_equal(len, len2);
+	a = after + (pblk + 2) * BS;
+	b = a + BS;
+	assert_false(all_zero(a, BS));
+	assert_false(all_zero(b, BS));
+	assert_memory_not_equal(a, b, BS);
+	assert_memory_not_equal(a, before + (pblk + 2) * BS, BS);
+	assert_memory_not_equal(b, before + (pblk + 3) * BS, BS);
+	same_outside(before, after, len, pblk + 2, 2);
+	free(before);
+	free(after);
+}
+
+/* wipe_bitmap writes the set blocks, and only those. */
+static void test_wipe_bitmap(void **state)
+{
+	struct testimg *t = *state;
+	unsigned char *before, *after;
+	ext2fs_block_bitmap map;
+	struct e2sr_ctx *ctx;
+	size_t len, len2;
+	blk64_t pblk, done = 0;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	pblk = removed_file(t);
+	before = read_image(t->img, &len);
+
+	ctx = open_img(t->img, 0);
+	assert_int_equal(ext2fs_allocate_block_bitmap(ctx->fs, "test", &map),
+			 0);
+	ext2fs_mark_block_bitmap_range2(map, pblk, 8);
+	assert_int_equal(e2sr_wipe_bitmap(ctx, map, E2SR_STAGE_WIPE_BLOCKS,
+					  &done), 0);
+	assert_int_equal(done, 8);
+	ext2fs_free_block_bitmap(map);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+
+	after = read_image(t->img, &len2);
+	assert_int_equal(len, len2);
+	assert_true(all_zero(after + pblk * BS, 8 * BS));
+	same_outside(before, after, len, pblk, 8);
+	free(before);
+	free(after);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		T(test_refuse_allocated),
+		T(test_refuse_range),
+		T(test_refuse_journal),
+		T(test_accept_free),
+		T(test_wipe_zero),
+		T(test_wipe_random),
+		T(test_wipe_bitmap),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

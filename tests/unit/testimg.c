@@ -1,0 +1,141 @@
+/*
+ * testimg.c --- test images for the unit tests.
+ *
+ * Owns the temporary directory of one test and everything in it: the
+ * image made by mke2fs, the host files and debugfs scripts that shape it,
+ * and their removal.  Tools are run through the shell; paths come from
+ * mkdtemp and hold no quotes.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "testimg.h"
+
+/* Run a shell command; returns its exit status, or -1. */
+int testimg_run(const char *fmt, ...)
+{
+	char cmd[3 * PATH_MAX];
+	va_list ap;
+	int n, st;
+
+	va_start(ap, fmt);
+	n = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	st = system(cmd);
+	if (st == -1 || !WIFEXITED(st))
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+int testimg_setup(struct testimg *t)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	n = snprintf(t->dir, sizeof(t->dir), "%s/e2sr-unit.XXXXXX", tmp);
+	if (n < 0 || (size_t)n >= sizeof(t->dir) || !mkdtemp(t->dir))
+		return -1;
+	return testimg_path(t, "fs.img", t->img, sizeof(t->img));
+}
+
+int testimg_path(struct testimg *t, const char *name, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", t->dir, name);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* A fresh 8M image; opts replaces TESTIMG_DEFAULT_OPTS when given. */
+int testimg_mkfs(struct testimg *t, const char *opts)
+{
+	if (!opts)
+		opts = TESTIMG_DEFAULT_OPTS;
+	return testimg_run("mke2fs -q -F %s '%s' 8M >'%s/mkfs.log' 2>&1",
+			   opts, t->img, t->dir);
+}
+
+/* Run a debugfs -w script, one command a line, on the image. */
+int testimg_debugfs(struct testimg *t, const char *script)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int err;
+
+	if (testimg_path(t, "debugfs.cmd", path, sizeof(path)))
+		return -1;
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	err = fputs(script, f) < 0;
+	if (fclose(f))
+		err = 1;
+	if (err)
+		return -1;
+	return testimg_run("debugfs -w -f '%s' '%s' >'%s/debugfs.log' 2>&1",
+			   path, t->img, t->dir);
+}
+
+/* A host file of @size bytes, never zero, different for each seed. */
+int testimg_make_file(struct testimg *t, const char *name, size_t size,
+		      unsigned char seed)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	size_t i;
+	int err = 0;
+
+	if (testimg_path(t, name, path, sizeof(path)))
+		return -1;
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	for (i = 0; i < size && !err; i++)
+		err = putc(1 + (i * 7 + seed) % 251, f) == EOF;
+	if (fclose(f))
+		err = 1;
+	return err ? -1 : 0;
+}
+
+/* sha256 of a file as hex; "absent" for a file that does not exist. */
+int testimg_sha256(const char *path, char out[65])
+{
+	char cmd[PATH_MAX + 32];
+	struct stat st;
+	FILE *p;
+	int n, ok;
+
+	if (stat(path, &st)) {
+		strcpy(out, "absent");
+		return 0;
+	}
+	n = snprintf(cmd, sizeof(cmd), "sha256sum '%s'", path);
+	if (n < 0 || (size_t)n >= sizeof(cmd))
+		return -1;
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	ok = fscanf(p, "%64s", out) == 1;
+	if (pclose(p) || !ok || strlen(out) != 64)
+		return -1;
+	return 0;
+}
+
+void testimg_cleanup(struct testimg *t)
+{
+	if (t->dir[0])
+		testimg_run("rm -rf '%s'", t->dir);
+	t->dir[0] = 0;
+}
