@@ -168,6 +168,11 @@ static errcode_t scan_tails(struct e2sr_ctx *ctx,
 				      inode);
 		if (err)
 			break;
+		if (ctx->progress)
+			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
+				      (group + 1ULL) *
+				      fs->super->s_inodes_per_group,
+				      fs->super->s_inodes_count);
 	}
 	ext2fs_free_mem(&buf);
 	return err;
@@ -226,6 +231,10 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 	ext2fs_close_inode_scan(scan);
 	if (!err)
 		err = scan_tails(ctx, inode);
+	if (!err && ctx->progress)
+		ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
+			      fs->super->s_inodes_count,
+			      fs->super->s_inodes_count);
 out_mem:
 	ext2fs_free_mem(&inode);
 	return err;

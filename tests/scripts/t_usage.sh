@@ -35,3 +35,22 @@ if [ "$rc" = 0 ] && echo "$err" | grep -q 'Using EXT2FS Library version'; then
 else
 	fail "version" "rc=$rc err=$err"
 fi
+
+# -C fd: one "stage current max device" line per update on that fd.
+mkimg "$T/p.img" 16M -t ext4
+"$E2SECRM" -n -C 3 "$T/p.img" >/dev/null 2>&1 3>"$T/progress"
+if grep -Eq "^1 [0-9]+ [0-9]+ $T/p.img\$" "$T/progress"; then
+	pass "progress: -C 3 writes scan lines"
+else
+	fail "progress: -C 3 writes scan lines" "$(head -2 "$T/progress")"
+fi
+
+# make install honours DESTDIR and prefix.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+if make -s -C "$top" install DESTDIR="$T/root" prefix=/opt/e2 \
+	>/dev/null 2>&1 && [ -x "$T/root/opt/e2/sbin/e2secrm" ] &&
+   [ -f "$T/root/opt/e2/share/man/man8/e2secrm.8" ]; then
+	pass "make install DESTDIR prefix"
+else
+	fail "make install DESTDIR prefix" "files missing"
+fi
