@@ -30,23 +30,6 @@ struct file_blocks {
 	blk64_t		meta[MAX_BLOCKS];	/* tree and indirect blocks */
 };
 
-static int setup(void **state)
-{
-	static struct testimg t;
-
-	memset(&t, 0, sizeof(t));
-	if (testimg_setup(&t))
-		return -1;
-	*state = &t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	testimg_cleanup(*state);
-	return 0;
-}
-
 static int collect_block(ext2_filsys fs EXT2FS_ATTR((unused)),
 			 blk64_t *blocknr, e2_blkcnt_t blockcnt,
 			 blk64_t ref_blk EXT2FS_ATTR((unused)),
@@ -427,7 +410,8 @@ static void test_fast_symlink(void **state)
 	e2sr_ctx_free(ctx);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
+						testimg_fixture_teardown)
 
 int main(void)
 {

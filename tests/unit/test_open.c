@@ -17,23 +17,6 @@
 #include "e2secrm.h"
 #include "testimg.h"
 
-static int setup(void **state)
-{
-	static struct testimg t;
-
-	memset(&t, 0, sizeof(t));
-	if (testimg_setup(&t))
-		return -1;
-	*state = &t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	testimg_cleanup(*state);
-	return 0;
-}
-
 static void mkfs(struct testimg *t, const char *opts)
 {
 	assert_int_equal(testimg_mkfs(t, opts), 0);
@@ -223,7 +206,8 @@ static void test_rdonly_refuses_writes(void **state)
 	assert_string_equal(before, after);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
+						testimg_fixture_teardown)
 
 int main(void)
 {

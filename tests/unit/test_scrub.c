@@ -24,32 +24,6 @@
 #define OFF_EXTRA	offsetof(struct ext2_inode_large, i_extra_isize)
 #define OFF_CSUM_HI	offsetof(struct ext2_inode_large, i_checksum_hi)
 
-static int setup(void **state)
-{
-	static struct testimg t;
-
-	memset(&t, 0, sizeof(t));
-	if (testimg_setup(&t))
-		return -1;
-	*state = &t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	testimg_cleanup(*state);
-	return 0;
-}
-
-static struct e2sr_ctx *open_img(const char *img, int flags)
-{
-	struct e2sr_ctx *ctx;
-
-	assert_int_equal(e2sr_ctx_new(&ctx), 0);
-	assert_int_equal(e2sr_open(ctx, img, flags), 0);
-	return ctx;
-}
-
 /* Write /@name (+s, @size bytes), optionally remove it; its number. */
 static ext2_ino_t secrm_file(struct testimg *t, const char *name,
 			     size_t size, int remove)
@@ -304,7 +278,8 @@ static void test_execute(void **state)
 	e2sr_ctx_free(ctx);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
+						testimg_fixture_teardown)
 
 int main(void)
 {

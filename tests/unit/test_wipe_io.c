@@ -23,32 +23,6 @@
 
 #define BS	4096
 
-static int setup(void **state)
-{
-	static struct testimg t;
-
-	memset(&t, 0, sizeof(t));
-	if (testimg_setup(&t))
-		return -1;
-	*state = &t;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	testimg_cleanup(*state);
-	return 0;
-}
-
-static struct e2sr_ctx *open_img(const char *img, int flags)
-{
-	struct e2sr_ctx *ctx;
-
-	assert_int_equal(e2sr_ctx_new(&ctx), 0);
-	assert_int_equal(e2sr_open(ctx, img, flags), 0);
-	return ctx;
-}
-
 static unsigned char *read_image(const char *img, size_t *len)
 {
 	unsigned char *buf;
@@ -353,7 +327,8 @@ static void test_wipe_bitmap(void **state)
 	free(after);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
+						testimg_fixture_teardown)
 
 int main(void)
 {

@@ -17,6 +17,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "e2secrm.h"
 
 #include "testimg.h"
 
@@ -138,4 +143,31 @@ void testimg_cleanup(struct testimg *t)
 	if (t->dir[0])
 		testimg_run("rm -rf '%s'", t->dir);
 	t->dir[0] = 0;
+}
+
+/* cmocka fixture: a fresh image directory for every test. */
+int testimg_fixture_setup(void **state)
+{
+	static struct testimg t;
+
+	memset(&t, 0, sizeof(t));
+	if (testimg_setup(&t))
+		return -1;
+	*state = &t;
+	return 0;
+}
+
+int testimg_fixture_teardown(void **state)
+{
+	testimg_cleanup(*state);
+	return 0;
+}
+
+struct e2sr_ctx *open_img(const char *img, int flags)
+{
+	struct e2sr_ctx *ctx;
+
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	assert_int_equal(e2sr_open(ctx, img, flags), 0);
+	return ctx;
 }

@@ -35,4 +35,10 @@ int testimg_run(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void testimg_cleanup(struct testimg *t);
 
+/* cmocka fixtures and an open that must succeed. */
+struct e2sr_ctx;
+int testimg_fixture_setup(void **state);
+int testimg_fixture_teardown(void **state);
+struct e2sr_ctx *open_img(const char *img, int flags);
+
 #endif /* TESTIMG_H */
