@@ -165,6 +165,8 @@ const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind);
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
 void e2sr_plan_free(struct e2sr_plan *plan);
 int e2sr_plan_empty(const struct e2sr_plan *plan);
+blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
+			  blk64_t last);
 
 /* wipe_io.c: the one guarded write path */
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);

@@ -61,8 +61,9 @@ static void plan_extent(ext2_filsys fs, ext2fs_block_bitmap set,
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
 
-static blk64_t count_set(ext2fs_block_bitmap map, blk64_t first,
-			 blk64_t last)
+/* How many blocks of [first, last] are set, counted run by run. */
+blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
+			  blk64_t last)
 {
 	blk64_t start = first, end, n = 0;
 
@@ -121,10 +122,10 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 		if (file->map_status & E2SR_MAP_EMPTY)
 			plan->unrecoverable++;
 	}
-	plan->data_count = count_set(plan->data_blocks,
+	plan->data_count = e2sr_bitmap_count(plan->data_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
-	plan->meta_count = count_set(plan->meta_blocks,
+	plan->meta_count = e2sr_bitmap_count(plan->meta_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
 	return 0;

@@ -115,18 +115,8 @@ errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 	errcode_t err;
 
 	*done = 0;
-	if (ctx->progress) {
-		while (start <= last &&
-		       !ext2fs_find_first_set_block_bitmap2(map, start, last,
-							    &start)) {
-			if (ext2fs_find_first_zero_block_bitmap2(map, start,
-								 last, &end))
-				end = last + 1;
-			total += end - start;
-			start = end;
-		}
-		start = fs->super->s_first_data_block;
-	}
+	if (ctx->progress)
+		total = e2sr_bitmap_count(map, start, last);
 	while (start <= last) {
 		if (ext2fs_find_first_set_block_bitmap2(map, start, last,
 							&start))
