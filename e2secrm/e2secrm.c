@@ -218,7 +218,7 @@ static int run(struct cmd_opts *o)
 	if (err == E2SR_ERR_CANCELLED) {
 		status |= E2SR_EXIT_CANCELLED | E2SR_EXIT_LEFT;
 		if (ctx->stats.data_wiped || ctx->stats.meta_wiped ||
-		    ctx->stats.inodes_scrubbed)
+		    ctx->stats.inodes_scrubbed || ctx->stats.names_wiped)
 			status |= E2SR_EXIT_WIPED;
 		e2sr_close(ctx);
 		goto out;

@@ -30,6 +30,8 @@ static const char *stage_label(enum e2sr_stage stage)
 		return "Wiping freed blocks";
 	case E2SR_STAGE_SCRUB_INODES:
 		return "Scrubbing inode records";
+	case E2SR_STAGE_NAMES:
+		return "Wiping removed names";
 	}
 	return "";
 }

@@ -128,6 +128,8 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	       "to wipe");
 	print_blocks("freed data", plan->data_count, bs);
 	print_blocks("freed metadata", plan->meta_count, bs);
+	printf("  %-24s %10zu entries\n", "removed directory names",
+	       plan->name_count);
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       plan->inode_count);
 }
@@ -142,6 +144,8 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	       "wiped");
 	print_blocks("freed data", st->data_wiped, bs);
 	print_blocks("freed metadata", st->meta_wiped, bs);
+	printf("  %-24s %10zu entries\n", "removed directory names",
+	       st->names_wiped);
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       st->inodes_scrubbed);
 	if (err == E2SR_ERR_CANCELLED)

@@ -85,6 +85,9 @@ struct e2sr_inventory {
 	size_t			count;
 	size_t			alloc;
 	ext2_ino_t		inodes_scanned;
+	ext2_ino_t		*dirs;		/* live directories */
+	size_t			dir_count;
+	size_t			dir_alloc;
 };
 
 /*
@@ -99,6 +102,10 @@ struct e2sr_plan {
 	size_t			inode_alloc;
 	blk64_t			data_count;
 	blk64_t			meta_count;
+	ext2_ino_t		*name_dirs;	/* dirs holding names to wipe */
+	size_t			name_dir_count;
+	size_t			name_dir_alloc;
+	size_t			name_count;	/* removed entries to wipe */
 	size_t			unrecoverable;	/* files whose map is gone */
 	size_t			left;		/* found, deliberately left */
 };
@@ -107,6 +114,7 @@ struct e2sr_stats {
 	blk64_t		data_wiped;
 	blk64_t		meta_wiped;
 	size_t		inodes_scrubbed;
+	size_t		names_wiped;
 	unsigned long	write_calls;
 };
 
@@ -114,6 +122,7 @@ enum e2sr_stage {
 	E2SR_STAGE_SCAN = 1,
 	E2SR_STAGE_WIPE_BLOCKS,
 	E2SR_STAGE_SCRUB_INODES,
+	E2SR_STAGE_NAMES,
 };
 
 typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
@@ -167,6 +176,10 @@ void e2sr_plan_free(struct e2sr_plan *plan);
 int e2sr_plan_empty(const struct e2sr_plan *plan);
 blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
 			  blk64_t last);
+
+/* dirent.c */
+errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);
+errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
 
 /* wipe_io.c: the one guarded write path */
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);

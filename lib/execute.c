@@ -1,8 +1,8 @@
 /*
  * execute.c --- carrying out a plan in crash-safe order.
  *
- * Freed data and metadata blocks first, then a flush; then the inode
- * records, then a flush.  The records are the map to the freed blocks: a
+ * Freed data and metadata blocks first, then a flush; then removed
+ * directory entries and the inode records, then a flush.  The records are the map to the freed blocks: a
  * run cut before the second phase leaves records that a re-run follows
  * to the same blocks, and a cut anywhere leaves a consistent filesystem,
  * because nothing written here is in use.
@@ -35,6 +35,10 @@ static errcode_t scrub_inodes(struct e2sr_ctx *ctx)
 	errcode_t err;
 	size_t i;
 
+	/* Names first: the records are what says which inodes were +s. */
+	err = e2sr_names_wipe(ctx);
+	if (err)
+		return err;
 	for (i = 0; i < plan->inode_count; i++) {
 		if (ctx->cancel && *ctx->cancel)
 			return E2SR_ERR_CANCELLED;

@@ -26,6 +26,7 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 	for (i = 0; i < inv->count; i++)
 		e2sr_file_free(&inv->files[i]);
 	free(inv->files);
+	free(inv->dirs);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -43,6 +44,28 @@ static errcode_t inventory_add(struct e2sr_inventory *inv,
 	}
 	*ret = &inv->files[inv->count++];
 	memset(*ret, 0, sizeof(**ret));
+	return 0;
+}
+
+/* Live directories are where removed names of secure-delete files sit. */
+static errcode_t note_dir(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			  struct ext2_inode *inode)
+{
+	struct e2sr_inventory *inv = &ctx->inv;
+
+	if (!LINUX_S_ISDIR(inode->i_mode) || !inode->i_links_count ||
+	    !ext2fs_test_inode_bitmap2(ctx->fs->inode_map, ino))
+		return 0;
+	if (inv->dir_count == inv->dir_alloc) {
+		size_t n = inv->dir_alloc ? inv->dir_alloc * 2 : 64;
+		ext2_ino_t *d = realloc(inv->dirs, n * sizeof(*d));
+
+		if (!d)
+			return EXT2_ET_NO_MEMORY;
+		inv->dirs = d;
+		inv->dir_alloc = n;
+	}
+	inv->dirs[inv->dir_count++] = ino;
 	return 0;
 }
 
@@ -222,6 +245,9 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 		if (ctx->progress && !(ino & 4095))
 			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
 				      ino, fs->super->s_inodes_count);
+		err = note_dir(ctx, ino, (struct ext2_inode *)inode);
+		if (err)
+			break;
 		if (!inode_is_candidate(fs, ino, (struct ext2_inode *)inode))
 			continue;
 		err = record_file(ctx, ino, inode);

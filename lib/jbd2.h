@@ -41,7 +41,7 @@
 #define E2SR_JBD2_SB_SIZE		1024	/* checksummed length */
 
 /* s_feature_compat */
-#define E2SR_JBD2_COMPAT_CHECKSUM	0x00000001	/* v1: crc32 in commit */
+#define E2SR_JBD2_COMPAT_CHECKSUM	0x00000001	/* v1 crc32 in commit */
 
 /* s_feature_incompat */
 #define E2SR_JBD2_INCOMPAT_REVOKE	0x00000001

@@ -74,6 +74,10 @@ static __u32 csum_with_hole(__u32 seed, const unsigned char *p, size_t len,
 	return ext2fs_crc32c_le(crc, p + hole + 4, len - hole - 4);
 }
 
+/*
+ * Check a journal superblock.  A bad superblock checksum is reported last,
+ * as E2SR_ERR_JOURNAL_BAD_CSUM, with *out filled: the caller decides.
+ */
 errcode_t e2sr_jsb_parse(const void *buf, size_t len,
 			 unsigned int expect_blocksize, struct e2sr_jsb *out)
 {
@@ -268,6 +272,11 @@ errcode_t e2sr_jdesc_tags(const struct e2sr_jsb *jsb, const void *block,
 	return csum_ok ? 0 : E2SR_ERR_JOURNAL_BAD_CSUM;
 }
 
+/*
+ * 0 when a data block, as stored in the journal (still escaped), matches
+ * its tag's checksum: crc32c(seed, be32 sequence, block); 16 bits of it
+ * with CSUM_V2.
+ */
 errcode_t e2sr_jtag_csum_ok(const struct e2sr_jsb *jsb, __u32 sequence,
 			    const void *data, __u32 tag_csum)
 {

@@ -23,12 +23,14 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 	if (plan->meta_blocks)
 		ext2fs_free_block_bitmap(plan->meta_blocks);
 	free(plan->inodes);
+	free(plan->name_dirs);
 	memset(plan, 0, sizeof(*plan));
 }
 
 int e2sr_plan_empty(const struct e2sr_plan *plan)
 {
-	return !plan->data_count && !plan->meta_count && !plan->inode_count;
+	return !plan->data_count && !plan->meta_count && !plan->inode_count &&
+	       !plan->name_count;
 }
 
 static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
@@ -128,5 +130,5 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	plan->meta_count = e2sr_bitmap_count(plan->meta_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
-	return 0;
+	return e2sr_names_plan(ctx);
 }

@@ -1,8 +1,8 @@
 # t_wipe.sh --- the first real wipe, on images made with mke2fs and
 # debugfs across ext2/ext3/ext4, 1k and 4k blocks and feature sets.
 #
-# Each image holds: a deleted +s file whose contents and EA block carry a
-# SECRET token (debugfs' rm keeps the block map in the free record); a
+# Each image holds: deleted +s files whose names, contents and EA block
+# carry SECRET tokens (debugfs' rm keeps the block map in the free record); a
 # live +s file and a live plain file with KEEP tokens; a deleted file
 # without the flag with a FREE token.  After e2secrm: no SECRET byte in the
 # raw image, KEEP files bit-exact, FREE token untouched (the default mode
@@ -43,25 +43,25 @@ build() {
 	dfs "$img" <<EOT
 write $T/keep keep.txt
 write $T/keeps keeps.txt
-write $T/secret secret.txt
+write $T/secret SECRET-NAME-1
 write $T/free free.txt
 mkdir dir
 cd dir
-write $T/secret secret2.txt
+write $T/secret SECRET-NAME-2
 cd /
 EOT
 	# The +s flag on top of whatever flags the file has (extents).
-	for f in keeps.txt secret.txt dir/secret2.txt; do
+	for f in keeps.txt SECRET-NAME-1 dir/SECRET-NAME-2; do
 		fl=$(debugfs -R "stat $f" "$img" 2>/dev/null |
 			sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')
 		printf 'set_inode_field %s flags 0x%x\n' "$f" \
 			$((fl | 1)) | dfs "$img"
 	done
-	echo "ea_set -f $T/eaval secret.txt user.secret" | dfs "$img"
-	ea=$(ea_block "$img" secret.txt)
+	echo "ea_set -f $T/eaval SECRET-NAME-1 user.secret" | dfs "$img"
+	ea=$(ea_block "$img" SECRET-NAME-1)
 	dfs "$img" <<EOT
-rm secret.txt
-rm dir/secret2.txt
+rm SECRET-NAME-1
+rm dir/SECRET-NAME-2
 rm free.txt
 EOT
 	# debugfs' rm leaves the EA block allocated; the kernel frees it.
@@ -118,7 +118,17 @@ wipe_case() {
 	[ "$rc" = 1 ] && pass "$name: wipe exits 1" ||
 		fail "$name: wipe exits 1" "rc=$rc $err $out"
 
-	n=$(count "SECRET-" "$img")
+	if [ -n "$inline_dir" ]; then
+		# debugfs unlinks the only entry of an inline directory by
+		# zeroing its inode field: nothing on disk but a journal copy
+		# can say whose name it was (the wipe engine's work).
+		n=$(grep -a -c -e SECRET-CONTENT -e SECRET-XATTR \
+			-e SECRET-NAME-1 "$img")
+		skip "$name: name with inode 0 in an inline directory" \
+			"needs journal attribution, not built yet"
+	else
+		n=$(count "SECRET-" "$img")
+	fi
 	[ "$n" = 0 ] && pass "$name: no secret left ($nsecret before)" ||
 		fail "$name: no secret left" "$n lines still hold it"
 
@@ -164,4 +174,6 @@ wipe_case "ext4 64bit metadata_csum" 32M 90000 -t ext4 \
 	-O 64bit,metadata_csum
 wipe_case "ext4 uninit_bg" 32M 90000 -t ext4 -O ^metadata_csum,uninit_bg
 wipe_case "ext4 no flex_bg" 32M 90000 -t ext4 -O ^flex_bg
+inline_dir=1
 wipe_case "ext4 inline_data" 16M 90000 -t ext4 -O inline_data
+inline_dir=

@@ -1,0 +1,208 @@
+/*
+ * dirent.c --- removed directory entries that name secure-delete inodes.
+ *
+ * When an entry is removed, ext2fs and older kernels merge it into the
+ * rec_len of the entry before it: the name stays in the block's slack,
+ * with its inode number.  libext2fs' directory iteration with
+ * DIRENT_FLAG_INCLUDE_REMOVED finds such entries; one that names an inode
+ * of the inventory has its name bytes, inode, name length and type zeroed
+ * and the block is written back by the library, checksum included.  Live
+ * entries are never touched, and neither are htree index blocks, whose
+ * bytes would parse as removed entries.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+struct name_walk {
+	struct e2sr_ctx		*ctx;
+	ext2_ino_t		*inos;		/* sorted inventory numbers */
+	size_t			count;
+	int			write;		/* zero them, or only count */
+	int			htree;		/* directory has an index */
+	size_t			found;
+};
+
+static int cmp_ino(const void *a, const void *b)
+{
+	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
+{
+	size_t i;
+
+	w->count = ctx->inv.count;
+	if (!w->count)
+		return 0;
+	w->inos = malloc(w->count * sizeof(*w->inos));
+	if (!w->inos)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; i < w->count; i++)
+		w->inos[i] = ctx->inv.files[i].ino;
+	qsort(w->inos, w->count, sizeof(*w->inos), cmp_ino);
+	return 0;
+}
+
+/*
+ * An htree root keeps its index inside the rec_len of "..", an interior
+ * node inside one empty entry spanning the block: neither is slack.
+ */
+static int is_index_block(const struct name_walk *w, const char *buf,
+			  int blocksize)
+{
+	const struct ext2_dir_entry *de = (const struct ext2_dir_entry *)buf;
+	unsigned int rec_len;
+
+	if (!w->htree)
+		return 0;
+	if (ext2fs_get_rec_len(w->ctx->fs, (struct ext2_dir_entry *)de,
+			       &rec_len))
+		return 1;
+	if (!de->inode && rec_len == (unsigned int)blocksize)
+		return 1;
+	if (ext2fs_dirent_name_len(de) == 1 && de->name[0] == '.' &&
+	    rec_len == 12) {
+		de = (const struct ext2_dir_entry *)(buf + 12);
+		if (ext2fs_get_rec_len(w->ctx->fs,
+				       (struct ext2_dir_entry *)de, &rec_len))
+			return 1;
+		if (ext2fs_dirent_name_len(de) == 2 &&
+		    rec_len == (unsigned int)blocksize - 12)
+			return 1;
+	}
+	return 0;
+}
+
+static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
+		       struct ext2_dir_entry *dirent, int offset,
+		       int blocksize, char *buf, void *priv)
+{
+	struct name_walk *w = priv;
+	int len;
+
+	if (entry != DIRENT_DELETED_FILE || !dirent->inode)
+		return 0;
+	if (!bsearch(&dirent->inode, w->inos, w->count, sizeof(*w->inos),
+		     cmp_ino))
+		return 0;
+	if (is_index_block(w, buf, blocksize))
+		return 0;
+	len = ext2fs_dirent_name_len(dirent);
+	/* The iterator checked the header; never write past the block. */
+	if (offset + 8 + len > blocksize)
+		return 0;
+	w->found++;
+	if (!w->write)
+		return 0;
+	memset(dirent->name, 0, len);
+	dirent->inode = 0;
+	ext2fs_dirent_set_name_len(dirent, 0);
+	ext2fs_dirent_set_file_type(dirent, 0);
+	return DIRENT_CHANGED;
+}
+
+static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
+{
+	ext2_filsys fs = w->ctx->fs;
+	struct ext2_inode inode;
+	errcode_t err;
+	int flags;
+
+	err = ext2fs_read_inode(fs, dir, &inode);
+	if (err)
+		return err;
+	w->htree = !!(inode.i_flags & EXT2_INDEX_FL);
+	flags = DIRENT_FLAG_INCLUDE_REMOVED | DIRENT_FLAG_INCLUDE_EMPTY;
+	/*
+	 * libext2fs reads this flag as "the buffer is inline data" for
+	 * every block, so it is given only for inline directories.
+	 */
+	if (inode.i_flags & EXT4_INLINE_DATA_FL)
+		flags |= DIRENT_FLAG_INCLUDE_INLINE_DATA;
+	return ext2fs_dir_iterate2(fs, dir, flags, NULL, visit_entry, w);
+}
+
+static errcode_t add_name_dir(struct e2sr_plan *plan, ext2_ino_t dir)
+{
+	if (plan->name_dir_count == plan->name_dir_alloc) {
+		size_t n = plan->name_dir_alloc ? plan->name_dir_alloc * 2 : 8;
+		ext2_ino_t *d = realloc(plan->name_dirs, n * sizeof(*d));
+
+		if (!d)
+			return EXT2_ET_NO_MEMORY;
+		plan->name_dirs = d;
+		plan->name_dir_alloc = n;
+	}
+	plan->name_dirs[plan->name_dir_count++] = dir;
+	return 0;
+}
+
+/* Count the names to wipe and note the directories that hold them. */
+errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	struct name_walk w;
+	size_t i, before;
+	errcode_t err;
+
+	memset(&w, 0, sizeof(w));
+	w.ctx = ctx;
+	err = sorted_inventory(ctx, &w);
+	if (err || !w.count)
+		return err;
+	for (i = 0; i < ctx->inv.dir_count; i++) {
+		before = w.found;
+		err = walk_dir(&w, ctx->inv.dirs[i]);
+		if (err)
+			break;
+		if (w.found > before) {
+			err = add_name_dir(plan, ctx->inv.dirs[i]);
+			if (err)
+				break;
+		}
+	}
+	plan->name_count = w.found;
+	free(w.inos);
+	return err;
+}
+
+errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	struct name_walk w;
+	errcode_t err;
+	size_t i;
+
+	if (!(ctx->fs->flags & EXT2_FLAG_RW) ||
+	    (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	memset(&w, 0, sizeof(w));
+	w.ctx = ctx;
+	w.write = 1;
+	err = sorted_inventory(ctx, &w);
+	if (err || !w.count)
+		return err;
+	for (i = 0; i < plan->name_dir_count; i++) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = walk_dir(&w, plan->name_dirs[i]);
+		if (err)
+			break;
+		if (ctx->progress)
+			ctx->progress(ctx->progress_data, E2SR_STAGE_NAMES,
+				      i + 1, plan->name_dir_count);
+	}
+	ctx->stats.names_wiped = w.found;
+	free(w.inos);
+	return err;
+}
