@@ -1,0 +1,545 @@
+/*
+ * journal_walk.c --- the whole-ring physical walk of the internal journal.
+ *
+ * Owns the mapping of the journal inode to filesystem blocks and the scan
+ * of every block of the log area, live or stale: descriptors and the data
+ * blocks that follow them, commit and revoke blocks.  The blocks are read
+ * in large sequential runs; the parsing is journal_format.c's.  Every
+ * number the journal carries is bounded before use, every allocation is
+ * sized by the journal's length, and each log position is examined a
+ * bounded number of times, so a corrupt journal cannot crash the walk or
+ * make it loop.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+#include "jbd2.h"
+#include "journal_walk.h"
+
+/* The most one sequential read asks for. */
+#define WALK_READ_BYTES		(1024 * 1024)
+
+/* A data position some descriptor says holds a copy of a fs block. */
+struct claim {
+	__u32		pos;		/* journal block */
+	__u32		sequence;
+	__u32		flags;
+	__u32		csum;
+	__u32		desc;		/* index into walk.descs */
+	blk64_t		fs_block;
+	__u8		in_range;	/* fs_block < blocks count */
+	__u8		resolved;	/* its block looked at */
+	__u8		valid;		/* it can be that data */
+	__u8		verified;
+};
+
+struct desc_rec {
+	__u32		pos;
+	__u32		sequence;
+	__u32		ntags;
+};
+
+struct tag_rec {
+	blk64_t		blk;
+	__u32		flags;
+	__u32		csum;
+};
+
+struct walk {
+	ext2_filsys		fs;
+	struct e2sr_jwalk	*out;
+	const struct e2sr_jsb	*jsb;
+	blk64_t			*pmap;	/* jblock -> fs block */
+	__u32			loglen;	/* last - first */
+	__u32			*claim_of; /* per position: claim+1 */
+	struct claim		*claims;
+	size_t			nclaims;
+	struct desc_rec		*descs;
+	size_t			ndescs;
+	struct tag_rec		*tags;	/* one descriptor's */
+	size_t			max_tags;
+	size_t			ntags;
+	unsigned char		*scratch; /* one block */
+};
+
+struct map_priv {
+	blk64_t		*pmap;
+	blk64_t		count;
+	blk64_t		fs_blocks;
+	blk64_t		first_data;
+	errcode_t	err;
+};
+
+static int map_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		     blk64_t ref_blk, int ref_offset, void *priv_data)
+{
+	struct map_priv *m = priv_data;
+
+	(void)fs;
+	(void)ref_blk;
+	(void)ref_offset;
+	if (blockcnt < 0)
+		return 0;
+	if ((blk64_t)blockcnt >= m->count)
+		return 0;	/* past i_size: not journal */
+	if (*blocknr < m->first_data || *blocknr >= m->fs_blocks) {
+		m->err = E2SR_ERR_JOURNAL_BAD_BLOCK;
+		return BLOCK_ABORT;
+	}
+	m->pmap[blockcnt] = *blocknr;
+	return 0;
+}
+
+/* Map the journal inode's blocks; *count is the journal's length. */
+static errcode_t map_journal(ext2_filsys fs, ext2_ino_t ino, blk64_t **pmap,
+			     __u32 *count)
+{
+	struct ext2_inode inode;
+	struct map_priv m;
+	__u64 size, n;
+	errcode_t err;
+
+	err = ext2fs_read_inode(fs, ino, &inode);
+	if (err)
+		return err;
+	size = EXT2_I_SIZE(&inode);
+	n = size / fs->blocksize;
+	if (n < E2SR_JBD2_MIN_BLOCKS || n > 0xffffffffULL ||
+	    n > ext2fs_blocks_count(fs->super))
+		return E2SR_ERR_JOURNAL_BAD_SB;
+
+	memset(&m, 0, sizeof(m));
+	m.count = n;
+	m.fs_blocks = ext2fs_blocks_count(fs->super);
+	m.first_data = fs->super->s_first_data_block;
+	m.pmap = calloc(n, sizeof(*m.pmap));
+	if (!m.pmap)
+		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY |
+				    BLOCK_FLAG_DATA_ONLY, NULL, map_block, &m);
+	if (!err)
+		err = m.err;
+	if (err) {
+		free(m.pmap);
+		return err;
+	}
+	*pmap = m.pmap;
+	*count = n;
+	return 0;
+}
+
+static __u32 ring_next(const struct e2sr_jsb *jsb, __u32 pos)
+{
+	return pos + 1 >= jsb->last ? jsb->first : pos + 1;
+}
+
+static int starts_with_magic(const unsigned char *b)
+{
+	return b[0] == 0xC0 && b[1] == 0x3B && b[2] == 0x39 && b[3] == 0x98;
+}
+
+/* Look at the block a claim names: is it that data, does it verify? */
+static void resolve_claim(struct walk *w, struct claim *c,
+			  const unsigned char *b)
+{
+	const struct e2sr_jsb *jsb = w->jsb;
+
+	c->resolved = 1;
+	/* A stored data block never begins with the magic: it is escaped. */
+	if (starts_with_magic(b)) {
+		c->valid = 0;
+		return;
+	}
+	c->valid = 1;
+	if (!e2sr_jtag_csum_ok(jsb, c->sequence, b, c->csum)) {
+		c->verified = 1;
+		return;
+	}
+	/* Some writers checksum the block before escaping it. */
+	if ((c->flags & E2SR_JBD2_FLAG_ESCAPE) && jsb->csum_version) {
+		memcpy(w->scratch, b, jsb->blocksize);
+		w->scratch[0] = 0xC0;
+		w->scratch[1] = 0x3B;
+		w->scratch[2] = 0x39;
+		w->scratch[3] = 0x98;
+		if (!e2sr_jtag_csum_ok(jsb, c->sequence, w->scratch, c->csum))
+			c->verified = 1;
+	}
+}
+
+static errcode_t collect_tag(void *priv, blk64_t blk, __u32 flags,
+			     __u32 csum, unsigned int index)
+{
+	struct walk *w = priv;
+
+	if (index >= w->max_tags || index >= w->loglen - 1)
+		return E2SR_ERR_JOURNAL_BAD_TAGS;
+	w->tags[index].blk = blk;
+	w->tags[index].flags = flags;
+	w->tags[index].csum = csum;
+	w->ntags = index + 1;
+	return 0;
+}
+
+/* A descriptor at @pos: claim the positions its data blocks take. */
+static void take_descriptor(struct walk *w, __u32 pos, __u32 seq,
+			    const unsigned char *b)
+{
+	const struct e2sr_jsb *jsb = w->jsb;
+	blk64_t fs_blocks = ext2fs_blocks_count(w->fs->super);
+	struct desc_rec *d;
+	struct claim *c;
+	__u32 dpos = pos;
+	size_t i;
+
+	w->ntags = 0;
+	if (e2sr_jdesc_tags(jsb, b, collect_tag, w) || !w->ntags) {
+		w->out->bad_blocks++;
+		return;
+	}
+	if (w->ndescs >= w->loglen)
+		return;		/* cannot happen: one per position */
+	d = &w->descs[w->ndescs];
+	d->pos = pos;
+	d->sequence = seq;
+	d->ntags = w->ntags;
+	w->out->descriptors++;
+
+	for (i = 0; i < w->ntags; i++) {
+		dpos = ring_next(jsb, dpos);
+		if (dpos == pos)
+			break;	/* more tags than the ring holds */
+		/* Another descriptor's already: keep that claim. */
+		if (w->claim_of[dpos - jsb->first])
+			continue;
+		if (w->nclaims >= w->loglen)
+			break;
+		c = &w->claims[w->nclaims];
+		memset(c, 0, sizeof(*c));
+		c->pos = dpos;
+		c->sequence = seq;
+		c->flags = w->tags[i].flags;
+		c->csum = w->tags[i].csum;
+		c->desc = w->ndescs;
+		c->fs_block = w->tags[i].blk;
+		c->in_range = w->tags[i].blk < fs_blocks;
+		w->claim_of[dpos - jsb->first] = ++w->nclaims;
+	}
+	w->ndescs++;
+}
+
+static errcode_t add_commit(struct walk *w, __u32 pos,
+			    const struct e2sr_jcommit *jc)
+{
+	struct e2sr_jwalk *out = w->out;
+	struct e2sr_jcommit_rec *r;
+
+	if (out->ncommits >= w->loglen)
+		return 0;
+	r = &out->commits[out->ncommits++];
+	r->jblock = pos;
+	r->sequence = jc->sequence;
+	r->commit_sec = jc->commit_sec;
+	r->commit_nsec = jc->commit_nsec;
+	return 0;
+}
+
+static errcode_t count_revoke(void *priv, blk64_t blk, unsigned int index)
+{
+	__u32 *n = priv;
+
+	(void)blk;
+	(void)index;
+	(*n)++;
+	return 0;
+}
+
+/* One block of the log area, in scan order. */
+static void scan_block(struct walk *w, __u32 pos, const unsigned char *b)
+{
+	const struct e2sr_jsb *jsb = w->jsb;
+	struct e2sr_jwalk *out = w->out;
+	struct e2sr_jcommit jc;
+	struct e2sr_jrevoke_rec *r;
+	__u32 idx = w->claim_of[pos - jsb->first];
+	__u32 type, seq, nrec = 0;
+
+	if (idx) {
+		resolve_claim(w, &w->claims[idx - 1], b);
+		if (w->claims[idx - 1].valid)
+			return;
+	}
+	if (e2sr_jblock_header(jsb, b, &type, &seq))
+		return;
+	switch (type) {
+	case E2SR_JBD2_DESCRIPTOR_BLOCK:
+		take_descriptor(w, pos, seq, b);
+		break;
+	case E2SR_JBD2_COMMIT_BLOCK:
+		if (e2sr_jcommit_check(jsb, b, &jc))
+			out->bad_blocks++;
+		else
+			add_commit(w, pos, &jc);
+		break;
+	case E2SR_JBD2_REVOKE_BLOCK:
+		if (e2sr_jrevoke_records(jsb, b, count_revoke, &nrec) ||
+		    out->nrevokes >= w->loglen) {
+			out->bad_blocks++;
+			break;
+		}
+		r = &out->revokes[out->nrevokes++];
+		r->jblock = pos;
+		r->sequence = seq;
+		r->records = nrec;
+		break;
+	default:
+		out->bad_blocks++;
+		break;
+	}
+}
+
+/* Read [first, last) in runs physically contiguous, WALK_READ_BYTES max. */
+static errcode_t scan_log(struct walk *w)
+{
+	const struct e2sr_jsb *jsb = w->jsb;
+	unsigned int bs = jsb->blocksize;
+	__u32 chunk = WALK_READ_BYTES / bs, pos, n, i;
+	unsigned char *buf;
+	errcode_t err = 0;
+
+	if (!chunk)
+		chunk = 1;
+	buf = malloc((size_t)chunk * bs);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	for (pos = jsb->first; pos < jsb->last; pos += n) {
+		for (n = 1; n < chunk && pos + n < jsb->last &&
+		     w->pmap[pos + n] == w->pmap[pos] + n; n++)
+			;
+		err = io_channel_read_blk64(w->fs->io, w->pmap[pos], n, buf);
+		if (err)
+			break;
+		for (i = 0; i < n; i++)
+			scan_block(w, pos + i, buf + (size_t)i * bs);
+	}
+	free(buf);
+	return err;
+}
+
+/* Claims that wrapped behind the scan: read their blocks one by one. */
+static errcode_t resolve_late(struct walk *w)
+{
+	unsigned char *buf;
+	errcode_t err = 0;
+	size_t i;
+
+	buf = malloc(w->jsb->blocksize);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; i < w->nclaims; i++) {
+		struct claim *c = &w->claims[i];
+
+		if (c->resolved)
+			continue;
+		err = io_channel_read_blk64(w->fs->io, w->pmap[c->pos], 1,
+					    buf);
+		if (err)
+			break;
+		resolve_claim(w, c, buf);
+	}
+	free(buf);
+	return err;
+}
+
+static int cmp_commit_seq(const void *a, const void *b)
+{
+	const struct e2sr_jcommit_rec *x = a, *y = b;
+
+	if (x->sequence != y->sequence)
+		return x->sequence < y->sequence ? -1 : 1;
+	return x->jblock < y->jblock ? -1 : x->jblock > y->jblock;
+}
+
+/* A commit of the descriptor's tid lies after its data in the ring. */
+static int desc_committed(struct walk *w, const struct e2sr_jcommit_rec *cs,
+			  size_t n, const struct desc_rec *d)
+{
+	size_t lo = 0, hi = n, mid;
+	__u64 dist;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cs[mid].sequence < d->sequence)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && cs[lo].sequence == d->sequence; lo++) {
+		dist = ((__u64)cs[lo].jblock + w->loglen - d->pos) %
+		       w->loglen;
+		if (dist > d->ntags)
+			return 1;
+	}
+	return 0;
+}
+
+static errcode_t build_result(struct walk *w)
+{
+	struct e2sr_jwalk *out = w->out;
+	struct e2sr_jcommit_rec *sorted = NULL;
+	__u8 *committed;
+	size_t i, n = 0;
+
+	committed = calloc(w->ndescs ? w->ndescs : 1, 1);
+	if (!committed)
+		return EXT2_ET_NO_MEMORY;
+	if (out->ncommits) {
+		sorted = malloc(out->ncommits * sizeof(*sorted));
+		if (!sorted) {
+			free(committed);
+			return EXT2_ET_NO_MEMORY;
+		}
+		memcpy(sorted, out->commits, out->ncommits * sizeof(*sorted));
+		qsort(sorted, out->ncommits, sizeof(*sorted), cmp_commit_seq);
+		for (i = 0; i < w->ndescs; i++)
+			committed[i] = desc_committed(w, sorted,
+						      out->ncommits,
+						      &w->descs[i]);
+	}
+
+	/* Claims are made in scan order; emit in journal block order. */
+	for (i = 0; i < w->loglen; i++) {
+		__u32 idx = w->claim_of[i];
+		struct claim *c;
+		struct e2sr_jblock *b;
+
+		if (!idx)
+			continue;
+		c = &w->claims[idx - 1];
+		if (!c->valid || !c->in_range)
+			continue;
+		b = &out->blocks[n++];
+		b->jblock = c->pos;
+		b->fs_block = c->fs_block;
+		b->sequence = c->sequence;
+		b->flags = c->flags;
+		b->verified = c->verified;
+		b->committed = committed[c->desc];
+	}
+	out->nblocks = n;
+	out->attributed = n;
+	out->unattributed = w->loglen - out->descriptors - out->ncommits -
+			    out->nrevokes - n;
+	free(sorted);
+	free(committed);
+	return 0;
+}
+
+errcode_t e2sr_journal_walk(ext2_filsys fs, struct e2sr_jwalk *out)
+{
+	struct walk w;
+	struct e2sr_jsb jsb;
+	unsigned char *buf = NULL;
+	__u32 count = 0, i;
+	errcode_t err;
+
+	if (!fs || !out)
+		return EXT2_ET_INVALID_ARGUMENT;
+	memset(out, 0, sizeof(*out));
+	if (!ext2fs_has_feature_journal(fs->super))
+		return 0;
+	if (!fs->super->s_journal_inum) {
+		out->external = 1;
+		return 0;
+	}
+
+	memset(&w, 0, sizeof(w));
+	w.fs = fs;
+	w.out = out;
+	err = map_journal(fs, fs->super->s_journal_inum, &w.pmap, &count);
+	if (err)
+		goto fail;
+
+	buf = malloc(fs->blocksize);
+	if (!buf) {
+		err = EXT2_ET_NO_MEMORY;
+		goto fail;
+	}
+	if (!w.pmap[0]) {
+		err = E2SR_ERR_JOURNAL_BAD_SB;
+		goto fail;
+	}
+	err = io_channel_read_blk64(fs->io, w.pmap[0], 1, buf);
+	if (err)
+		goto fail;
+	err = e2sr_jsb_parse(buf, fs->blocksize, fs->blocksize, &jsb);
+	if (err == E2SR_ERR_JOURNAL_BAD_CSUM) {
+		out->jsb_csum_bad = 1;
+		err = 0;
+	}
+	if (err)
+		goto fail;
+	if (jsb.maxlen > count) {
+		err = E2SR_ERR_JOURNAL_BAD_SB;
+		goto fail;
+	}
+	for (i = 0; i < jsb.maxlen; i++) {
+		if (!w.pmap[i]) {
+			err = E2SR_ERR_JOURNAL_BAD_BLOCK;	/* a hole */
+			goto fail;
+		}
+	}
+	out->jsb = jsb;
+	out->jsb_block = w.pmap[0];
+	out->has_journal = 1;
+	w.jsb = &out->jsb;
+	w.loglen = jsb.last - jsb.first;
+
+	/* Everything below is bounded by the log's length. */
+	w.max_tags = jsb.blocksize / jsb.tag_bytes;
+	w.tags = calloc(w.max_tags, sizeof(*w.tags));
+	w.claim_of = calloc(w.loglen, sizeof(*w.claim_of));
+	w.claims = calloc(w.loglen, sizeof(*w.claims));
+	w.descs = calloc(w.loglen, sizeof(*w.descs));
+	w.scratch = malloc(jsb.blocksize);
+	out->commits = calloc(w.loglen, sizeof(*out->commits));
+	out->revokes = calloc(w.loglen, sizeof(*out->revokes));
+	out->blocks = calloc(w.loglen, sizeof(*out->blocks));
+	if (!w.tags || !w.claim_of || !w.claims || !w.descs || !w.scratch ||
+	    !out->commits || !out->revokes || !out->blocks) {
+		err = EXT2_ET_NO_MEMORY;
+		goto fail;
+	}
+
+	err = scan_log(&w);
+	if (!err)
+		err = resolve_late(&w);
+	if (!err)
+		err = build_result(&w);
+fail:
+	free(buf);
+	free(w.pmap);
+	free(w.tags);
+	free(w.claim_of);
+	free(w.claims);
+	free(w.descs);
+	free(w.scratch);
+	if (err)
+		e2sr_journal_walk_free(out);
+	return err;
+}
+
+void e2sr_journal_walk_free(struct e2sr_jwalk *w)
+{
+	if (!w)
+		return;
+	free(w->blocks);
+	free(w->commits);
+	free(w->revokes);
+	memset(w, 0, sizeof(*w));
+}

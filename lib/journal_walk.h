@@ -1,0 +1,70 @@
+/*
+ * journal_walk.h --- the physical walk of an internal jbd2 journal.
+ *
+ * e2sr_journal_walk() reads the whole log area of the filesystem's
+ * internal journal, not only the live part from s_start, and says which
+ * journal block holds a copy of which filesystem block, under which
+ * transaction, and whether that copy is proven (tag checksum) and
+ * committed.  Stale transactions left after a clean unmount are found
+ * too: they are what a secure delete must also overwrite.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#ifndef E2SR_JOURNAL_WALK_H
+#define E2SR_JOURNAL_WALK_H
+
+#include <ext2fs/ext2fs.h>
+#include "jbd2.h"
+
+/* A journal data block attributed to a filesystem block. */
+struct e2sr_jblock {
+	__u32	jblock;		/* logical journal block */
+	blk64_t	fs_block;	/* the block it is a copy of */
+	__u32	sequence;	/* its descriptor's transaction */
+	__u32	flags;		/* tag flags */
+	__u8	verified;	/* tag csum matched, or none to check */
+	__u8	committed;	/* a commit of the same tid follows */
+};
+
+/* A commit block seen in the log area. */
+struct e2sr_jcommit_rec {
+	__u32	jblock;
+	__u32	sequence;
+	__u64	commit_sec;
+	__u32	commit_nsec;
+};
+
+/* A revoke block seen in the log area. */
+struct e2sr_jrevoke_rec {
+	__u32	jblock;
+	__u32	sequence;
+	__u32	records;	/* revoked block numbers it holds */
+};
+
+/* The arrays are in journal block order; counts over [first, last). */
+struct e2sr_jwalk {
+	int			has_journal;	/* internal one walked */
+	int			external;	/* on another device */
+	int			jsb_csum_bad;	/* sb checksum wrong */
+	struct e2sr_jsb		jsb;
+	blk64_t			jsb_block;	/* jblock 0 */
+
+	struct e2sr_jblock	*blocks;
+	size_t			nblocks;
+	struct e2sr_jcommit_rec	*commits;
+	size_t			ncommits;
+	struct e2sr_jrevoke_rec	*revokes;
+	size_t			nrevokes;
+
+	__u32			descriptors;	/* that parsed */
+	__u32			bad_blocks;	/* magic, no parse */
+	__u32			attributed;	/* == nblocks */
+	__u32			unattributed;	/* nothing accounts */
+};
+
+errcode_t e2sr_journal_walk(ext2_filsys fs, struct e2sr_jwalk *out);
+void e2sr_journal_walk_free(struct e2sr_jwalk *w);
+
+#endif /* E2SR_JOURNAL_WALK_H */
