@@ -33,6 +33,8 @@ static const char *state_name(enum e2sr_state state)
 		return "orphan";
 	case E2SR_STATE_DELETED:
 		return "deleted";
+	case E2SR_STATE_UNCLEAR:
+		return "unclear";
 	}
 	return "?";
 }
@@ -114,12 +116,21 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			printf("%s: inode %u is an orphan (in use, no links): "
 			       "left for e2fsck; run e2secrm again after it\n",
 			       o->device, f->ino);
+		else if (f->state == E2SR_STATE_UNCLEAR)
+			printf("%s: inode %u: the inode bitmap calls it free "
+			       "but it is still linked: left alone; run "
+			       "e2fsck, then e2secrm again\n", o->device,
+			       f->ino);
 		else if (f->state == E2SR_STATE_DELETED &&
 			 (f->map_status & E2SR_MAP_EMPTY))
 			printf("%s: inode %u: its block map is no longer in "
 			       "its record; data blocks it had may remain in "
 			       "free space\n", o->device, f->ino);
 	}
+	if (plan->name_dirs_damaged)
+		printf("%s: %zu director%s could not be read; names in them "
+		       "were left\n", o->device, plan->name_dirs_damaged,
+		       plan->name_dirs_damaged == 1 ? "y" : "ies");
 	if (e2sr_plan_empty(plan)) {
 		printf("%s: nothing to wipe\n", o->device);
 		return;

@@ -35,6 +35,8 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	e2sr_inventory_free(&ctx->inv);
 	if (ctx->journal_blocks)
 		ext2fs_free_block_bitmap(ctx->journal_blocks);
+	if (ctx->metadata_blocks)
+		ext2fs_free_block_bitmap(ctx->metadata_blocks);
 	if (ctx->fs)
 		ext2fs_free(ctx->fs);	/* never flushes: nothing is written */
 	free(ctx->wbuf);

@@ -19,9 +19,14 @@
 
 #include "e2secrm.h"
 
+struct ino_ref {
+	ext2_ino_t		ino;
+	size_t			idx;		/* in ctx->inv.files */
+};
+
 struct name_walk {
 	struct e2sr_ctx		*ctx;
-	ext2_ino_t		*inos;		/* sorted inventory numbers */
+	struct ino_ref		*inos;		/* sorted inventory numbers */
 	size_t			count;
 	int			write;		/* zero them, or only count */
 	int			htree;		/* directory has an index */
@@ -30,7 +35,8 @@ struct name_walk {
 
 static int cmp_ino(const void *a, const void *b)
 {
-	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
+	ext2_ino_t x = ((const struct ino_ref *)a)->ino;
+	ext2_ino_t y = ((const struct ino_ref *)b)->ino;
 
 	return x < y ? -1 : x > y;
 }
@@ -45,8 +51,10 @@ static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 	w->inos = malloc(w->count * sizeof(*w->inos));
 	if (!w->inos)
 		return EXT2_ET_NO_MEMORY;
-	for (i = 0; i < w->count; i++)
-		w->inos[i] = ctx->inv.files[i].ino;
+	for (i = 0; i < w->count; i++) {
+		w->inos[i].ino = ctx->inv.files[i].ino;
+		w->inos[i].idx = i;
+	}
 	qsort(w->inos, w->count, sizeof(*w->inos), cmp_ino);
 	return 0;
 }
@@ -86,13 +94,23 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 		       int blocksize, char *buf, void *priv)
 {
 	struct name_walk *w = priv;
+	struct ino_ref key, *ref;
+	struct e2sr_file *file;
 	int len;
 
-	if (entry != DIRENT_DELETED_FILE || !dirent->inode)
+	if (!dirent->inode)
 		return 0;
-	if (!bsearch(&dirent->inode, w->inos, w->count, sizeof(*w->inos),
-		     cmp_ino))
+	key.ino = dirent->inode;
+	ref = bsearch(&key, w->inos, w->count, sizeof(*w->inos), cmp_ino);
+	if (!ref)
 		return 0;
+	if (entry != DIRENT_DELETED_FILE) {
+		/* A live name: the inode is not deleted, whatever its bit. */
+		file = &w->ctx->inv.files[ref->idx];
+		if (file->state == E2SR_STATE_DELETED)
+			file->state = E2SR_STATE_UNCLEAR;
+		return 0;
+	}
 	if (is_index_block(w, buf, blocksize))
 		return 0;
 	len = ext2fs_dirent_name_len(dirent);
@@ -119,6 +137,13 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	err = ext2fs_read_inode(fs, dir, &inode);
 	if (err)
 		return err;
+	/*
+	 * Encrypted casefolded names carry a hash right after the name,
+	 * where the library looks for removed entries: leave them.
+	 */
+	if ((inode.i_flags & EXT4_ENCRYPT_FL) &&
+	    (inode.i_flags & EXT4_CASEFOLD_FL))
+		return 0;
 	w->htree = !!(inode.i_flags & EXT2_INDEX_FL);
 	flags = DIRENT_FLAG_INCLUDE_REMOVED | DIRENT_FLAG_INCLUDE_EMPTY;
 	/*
@@ -161,8 +186,15 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 	for (i = 0; i < ctx->inv.dir_count; i++) {
 		before = w.found;
 		err = walk_dir(&w, ctx->inv.dirs[i]);
-		if (err)
+		if (err == EXT2_ET_NO_MEMORY)
 			break;
+		if (err) {
+			/* A damaged directory: its names stay, the run goes on. */
+			plan->name_dirs_damaged++;
+			w.found = before;
+			err = 0;
+			continue;
+		}
 		if (w.found > before) {
 			err = add_name_dir(plan, ctx->inv.dirs[i]);
 			if (err)

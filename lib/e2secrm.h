@@ -36,6 +36,7 @@ enum e2sr_state {
 	E2SR_STATE_LIVE = 0,	/* in the inode bitmap, linked */
 	E2SR_STATE_ORPHAN,	/* in the inode bitmap, no links: e2fsck's */
 	E2SR_STATE_DELETED,	/* free record that still carries the flag */
+	E2SR_STATE_UNCLEAR,	/* bitmap and record or names disagree */
 };
 
 /* What a run of blocks in a block map holds. */
@@ -106,6 +107,7 @@ struct e2sr_plan {
 	size_t			name_dir_count;
 	size_t			name_dir_alloc;
 	size_t			name_count;	/* removed entries to wipe */
+	size_t			name_dirs_damaged; /* could not be read */
 	size_t			unrecoverable;	/* files whose map is gone */
 	size_t			left;		/* found, deliberately left */
 };
@@ -141,6 +143,7 @@ struct e2sr_ctx {
 	struct e2sr_stats	stats;
 
 	ext2fs_block_bitmap	journal_blocks;	/* internal journal extent */
+	ext2fs_block_bitmap	metadata_blocks; /* sb, gdt, bitmaps, tables */
 
 	/* Set from a signal handler; checked at every safe point. */
 	volatile sig_atomic_t	*cancel;

@@ -97,12 +97,18 @@ static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	file->flags = inode->i_flags;
 	file->dtime = inode->i_dtime;
 	file->size = EXT2_I_SIZE(inode);
-	if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
-		file->state = E2SR_STATE_DELETED;
-	else if (!inode->i_links_count)
-		file->state = E2SR_STATE_ORPHAN;
+	/*
+	 * Deleted means both the bitmap and the record say so: a record
+	 * with links whose bit is clear is a bitmap error, and wiping on
+	 * the strength of one bit would destroy a live file.
+	 */
+	if (ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+		file->state = inode->i_links_count ? E2SR_STATE_LIVE :
+			      E2SR_STATE_ORPHAN;
+	else if (inode->i_links_count)
+		file->state = E2SR_STATE_UNCLEAR;
 	else
-		file->state = E2SR_STATE_LIVE;
+		file->state = E2SR_STATE_DELETED;
 	return e2sr_file_map(ctx, file, inode);
 }
 

@@ -134,10 +134,59 @@ static errcode_t load_journal_extent(struct e2sr_ctx *ctx)
 		return err;
 	if (!ext2fs_has_feature_journal(fs->super) || !jino)
 		return 0;
-	if (jino >= fs->super->s_inodes_count)
+	if (jino > fs->super->s_inodes_count)
 		return EXT2_ET_BAD_INODE_NUM;
 	return ext2fs_block_iterate3(fs, jino, BLOCK_FLAG_READ_ONLY, NULL,
 				     mark_journal_block, ctx->journal_blocks);
+}
+
+/*
+ * The filesystem's own metadata (superblocks, descriptors, bitmaps,
+ * inode tables) is never a wipe target whatever the block bitmap says.
+ * A block bitmap that calls any of it free is wrong, and so is everything
+ * we would conclude from it: refuse, and let e2fsck repair it.
+ */
+static errcode_t load_metadata_blocks(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t first = fs->super->s_first_data_block;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t blk, n, free_at;
+	errcode_t err;
+	dgrp_t g;
+
+	err = ext2fs_check_desc(fs);
+	if (err)
+		return err;
+	err = ext2fs_allocate_block_bitmap(fs, "filesystem metadata",
+					   &ctx->metadata_blocks);
+	if (err)
+		return err;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		ext2fs_reserve_super_and_bgd(fs, g, ctx->metadata_blocks);
+		ext2fs_mark_block_bitmap2(ctx->metadata_blocks,
+					  ext2fs_block_bitmap_loc(fs, g));
+		ext2fs_mark_block_bitmap2(ctx->metadata_blocks,
+					  ext2fs_inode_bitmap_loc(fs, g));
+		blk = ext2fs_inode_table_loc(fs, g);
+		n = fs->inode_blocks_per_group;
+		ext2fs_mark_block_bitmap_range2(ctx->metadata_blocks, blk, n);
+	}
+	/* Every metadata block must be in use in the block bitmap. */
+	blk = first;
+	while (blk <= last &&
+	       !ext2fs_find_first_set_block_bitmap2(ctx->metadata_blocks, blk,
+						    last, &blk)) {
+		if (!ext2fs_test_block_bitmap2(fs->block_map, blk)) {
+			free_at = blk;
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "metadata block %llu is marked free",
+				 (unsigned long long)free_at);
+			return E2SR_ERR_BAD_BITMAP;
+		}
+		blk++;
+	}
+	return 0;
 }
 
 static errcode_t check_state(struct e2sr_ctx *ctx)
@@ -237,6 +286,9 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	/* Free-block sets of large filesystems are sparse. */
 	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	err = ext2fs_read_bitmaps(fs);
+	if (err)
+		return err;
+	err = load_metadata_blocks(ctx);
 	if (err)
 		return err;
 	return load_journal_extent(ctx);

@@ -98,14 +98,25 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	if (err)
 		return err;
 
+	/* First: a live entry naming a "deleted" inode makes it unclear. */
+	err = e2sr_names_plan(ctx);
+	if (err)
+		return err;
 	for (i = 0; i < ctx->inv.count; i++) {
 		struct e2sr_file *file = &ctx->inv.files[i];
 
-		if (file->state == E2SR_STATE_ORPHAN) {
-			/* e2fsck finishes orphans; we do not guess. */
+		if (file->state == E2SR_STATE_ORPHAN ||
+		    file->state == E2SR_STATE_UNCLEAR) {
+			/* e2fsck settles these; we do not guess. */
 			plan->left++;
 			continue;
 		}
+		/*
+		 * A live file's block that the bitmap calls free is a bitmap
+		 * error, not a residue: only deleted maps are planned.
+		 */
+		if (file->state != E2SR_STATE_DELETED)
+			continue;
 		for (j = 0; j < file->map_count; j++) {
 			const struct e2sr_extent *e = &file->map[j];
 			int data = e->kind == E2SR_EXT_DATA ||
@@ -116,8 +127,6 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 			plan_extent(fs, data ? plan->data_blocks :
 				    plan->meta_blocks, e);
 		}
-		if (file->state != E2SR_STATE_DELETED)
-			continue;
 		err = plan_add_inode(plan, file->ino);
 		if (err)
 			return err;
@@ -130,5 +139,5 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	plan->meta_count = e2sr_bitmap_count(plan->meta_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
-	return e2sr_names_plan(ctx);
+	return 0;
 }

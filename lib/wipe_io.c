@@ -2,8 +2,8 @@
  * wipe_io.c --- the one write path for overwriting blocks.
  *
  * Every block e2secrm overwrites passes through e2sr_wipe_range(), which
- * checks the target against the filesystem's size, the journal's extent
- * and the block bitmap immediately before it writes.  A target that fails
+ * checks the target against the filesystem's size, its own metadata, the
+ * journal's extent and the block bitmap immediately before it writes.  A target that fails
  * the check aborts the run before anything of it is written.  Contiguous
  * runs go out in large writes.
  *
@@ -31,7 +31,10 @@ errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	if (!count || blk < fs->super->s_first_data_block || blk >= end ||
 	    count > end - blk)
 		return E2SR_ERR_WRITE_RANGE;
-	if (ctx->journal_blocks &&
+	if (!ctx->metadata_blocks ||
+	    !ext2fs_test_block_bitmap_range2(ctx->metadata_blocks, blk, count))
+		return E2SR_ERR_WRITE_METADATA;
+	if (!ctx->journal_blocks ||
 	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, count))
 		return E2SR_ERR_WRITE_JOURNAL;
 	if (!ext2fs_test_block_bitmap_range2(fs->block_map, blk, count))

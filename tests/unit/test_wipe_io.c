@@ -119,10 +119,11 @@ static void test_refuse_allocated(void **state)
 				      &live), 0);
 	itable = ext2fs_inode_table_loc(ctx->fs, 0);
 
+	/* The filesystem's own metadata is refused before the bitmap. */
 	assert_int_equal(e2sr_wipe_check(ctx, 0, 1),
-			 E2SR_ERR_WRITE_ALLOCATED);	/* superblock */
+			 E2SR_ERR_WRITE_METADATA);	/* superblock */
 	assert_int_equal(e2sr_wipe_check(ctx, itable, 1),
-			 E2SR_ERR_WRITE_ALLOCATED);
+			 E2SR_ERR_WRITE_METADATA);
 	assert_int_equal(e2sr_wipe_check(ctx, live, 1),
 			 E2SR_ERR_WRITE_ALLOCATED);
 	assert_int_equal(e2sr_wipe_check(ctx, live + 1, 1),
