@@ -57,6 +57,7 @@ struct map_walk {
 	struct e2sr_file	*file;
 	blk64_t			covered;	/* blocks listed so far */
 	blk64_t			limit;		/* most blocks to list */
+	blk64_t			steps;		/* callbacks seen (ind walk) */
 	int			skip_height;	/* inside a distrusted subtree */
 };
 
@@ -309,6 +310,14 @@ static int map_ind_block(ext2_filsys fs, blk64_t *blocknr,
 	struct map_walk *w = priv;
 	int height = ind_height(blockcnt);
 
+	/*
+	 * Skipped and out-of-range pointers still cost a callback: bound
+	 * them too, or a hostile triple indirect block means 2^30 calls.
+	 */
+	if (++w->steps > 2 * w->limit + 3 * 1024) {
+		map_damaged(w->file, E2SR_ERR_BAD_MAP);
+		return BLOCK_ABORT;
+	}
 	if (height) {
 		if (w->skip_height && height < w->skip_height)
 			return 0;
