@@ -904,35 +904,6 @@ static void read_jblock(struct real_journal *r, blk64_t lblk)
 			 0);
 }
 
-/* Lines "FS block N logged at journal block M (flags 0xF)" of logdump. */
-static size_t logdump_tags(struct testimg *t, blk64_t *fsblk, blk64_t *jblk,
-			   unsigned int *flags, size_t max)
-{
-	char path[PATH_MAX], line[256];
-	unsigned long long a, b;
-	unsigned int f;
-	size_t n = 0;
-	FILE *fp;
-
-	assert_int_equal(testimg_path(t, "logdump.txt", path, sizeof(path)),
-			 0);
-	assert_int_equal(testimg_run("debugfs -R 'logdump -a' '%s' >'%s' 2>&1",
-				     t->img, path), 0);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	while (fgets(line, sizeof(line), fp) && n < max) {
-		if (sscanf(line, " FS block %llu logged at journal block %llu"
-			   " (flags 0x%x)", &a, &b, &f) != 3)
-			continue;
-		fsblk[n] = a;
-		jblk[n] = b;
-		flags[n] = f;
-		n++;
-	}
-	fclose(fp);
-	return n;
-}
-
 static void check_real(int with_csum)
 {
 	static const blk64_t wrote[] = { 100, 200, 300 };
@@ -988,7 +959,7 @@ static void check_real(int with_csum)
 	assert_true(s.flags[2] & E2SR_JBD2_FLAG_LAST_TAG);
 
 	/* logdump says the same. */
-	n = logdump_tags(&r.t, ld_fs, ld_j, ld_flags, 8);
+	n = testimg_logdump_tags(&r.t, ld_fs, ld_j, ld_flags, 8);
 	assert_int_equal(n, 3);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(ld_fs[i], s.blk[i]);

@@ -122,33 +122,6 @@ static void set_sb_csum(unsigned char *b)
 	put32(b + 0xFC, ext2fs_crc32c_le(~0U, b, 1024));
 }
 
-static size_t logdump_tags(struct testimg *t, blk64_t *fsblk, blk64_t *jblk,
-			   size_t max)
-{
-	char path[PATH_MAX], line[256];
-	unsigned long long a, b;
-	unsigned int f;
-	size_t n = 0;
-	FILE *fp;
-
-	assert_int_equal(testimg_path(t, "logdump.txt", path, sizeof(path)),
-			 0);
-	assert_int_equal(testimg_run("debugfs -R 'logdump -a' '%s' >'%s' 2>&1",
-				     t->img, path), 0);
-	fp = fopen(path, "r");
-	assert_non_null(fp);
-	while (fgets(line, sizeof(line), fp) && n < max) {
-		if (sscanf(line, " FS block %llu logged at journal block %llu"
-			   " (flags 0x%x)", &a, &b, &f) != 3)
-			continue;
-		fsblk[n] = a;
-		jblk[n] = b;
-		n++;
-	}
-	fclose(fp);
-	return n;
-}
-
 static void check_blocks(const struct e2sr_jwalk *w, const struct want *want,
 			 size_t n)
 {
@@ -204,6 +177,7 @@ static void test_two_transactions(void **state)
 	struct testimg *t = *state;
 	struct e2sr_jwalk w;
 	blk64_t ld_fs[MAX_LD], ld_j[MAX_LD];
+	unsigned int ld_flags[MAX_LD];
 	size_t i, n;
 
 	make_two(t);
@@ -213,7 +187,7 @@ static void test_two_transactions(void **state)
 	assert_true(w.commits[0].commit_sec != 0);
 
 	/* logdump -a names the same blocks at the same places. */
-	n = logdump_tags(t, ld_fs, ld_j, MAX_LD);
+	n = testimg_logdump_tags(t, ld_fs, ld_j, ld_flags, MAX_LD);
 	assert_int_equal(n, w.nblocks);
 	for (i = 0; i < n; i++) {
 		assert_int_equal(ld_fs[i], w.blocks[i].fs_block);

@@ -171,3 +171,32 @@ struct e2sr_ctx *open_img(const char *img, int flags)
 	assert_int_equal(e2sr_open(ctx, img, flags), 0);
 	return ctx;
 }
+
+/* Lines "FS block N logged at journal block M (flags 0xF)" of logdump. */
+size_t testimg_logdump_tags(struct testimg *t, blk64_t *fsblk, blk64_t *jblk,
+			    unsigned int *flags, size_t max)
+{
+	char path[PATH_MAX], line[256];
+	unsigned long long a, b;
+	unsigned int f;
+	size_t n = 0;
+	FILE *fp;
+
+	assert_int_equal(testimg_path(t, "logdump.txt", path, sizeof(path)),
+			 0);
+	assert_int_equal(testimg_run("debugfs -R 'logdump -a' '%s' >'%s' 2>&1",
+				     t->img, path), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	while (fgets(line, sizeof(line), fp) && n < max) {
+		if (sscanf(line, " FS block %llu logged at journal block %llu"
+			   " (flags 0x%x)", &a, &b, &f) != 3)
+			continue;
+		fsblk[n] = a;
+		jblk[n] = b;
+		flags[n] = f;
+		n++;
+	}
+	fclose(fp);
+	return n;
+}

@@ -14,6 +14,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <ext2fs/ext2fs.h>
 
 /* mke2fs options used when the caller gives none. */
 #define TESTIMG_DEFAULT_OPTS	"-t ext4 -b 4096"
@@ -40,5 +41,9 @@ struct e2sr_ctx;
 int testimg_fixture_setup(void **state);
 int testimg_fixture_teardown(void **state);
 struct e2sr_ctx *open_img(const char *img, int flags);
+
+/* The tags "debugfs logdump -a" lists: fs block, journal block, flags. */
+size_t testimg_logdump_tags(struct testimg *t, blk64_t *fsblk, blk64_t *jblk,
+			    unsigned int *flags, size_t max);
 
 #endif /* TESTIMG_H */
