@@ -26,6 +26,7 @@ struct cmd_opts {
 	int			yes;
 	int			progress_fd;
 	enum e2sr_method	method;
+	const char		*ext_journal;
 };
 
 extern const char *program_name;
@@ -33,6 +34,7 @@ extern const char *program_name;
 /* report.c */
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device);
+void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,

@@ -35,12 +35,13 @@ static void on_signal(int sig EXT2FS_ATTR((unused)))
 static void usage_to(FILE *f, int status)
 {
 	fprintf(f,
-		"Usage: %s [-nfvyV] [-C fd] [-m method] device\n"
+		"Usage: %s [-nfvyV] [-C fd] [-j journal] [-m method] device\n"
 		"\t-n\t\tdry run: open read-only, report, write nothing\n"
 		"\t-f\t\tproceed on a filesystem that is not clean\n"
 		"\t-v\t\tdetail per secure-delete inode\n"
 		"\t-y\t\tassume yes to all questions\n"
 		"\t-C fd\t\twrite progress to file descriptor fd\n"
+		"\t-j journal\tthe filesystem's external journal device\n"
 		"\t-m method\tzero (default) or random\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
@@ -87,7 +88,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->progress_fd = -1;
-	while ((c = getopt_long(argc, argv, "nfvyC:m:Vh", longopts,
+	while ((c = getopt_long(argc, argv, "nfvyC:j:m:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -111,6 +112,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 					optarg);
 				usage();
 			}
+			break;
+		case 'j':
+			o->ext_journal = optarg;
 			break;
 		case 'm':
 			if (parse_method(optarg, &o->method)) {
@@ -169,6 +173,7 @@ static int run(struct cmd_opts *o)
 	}
 	ctx->cancel = &cancel_requested;
 	ctx->method = o->method;
+	ctx->ext_journal = o->ext_journal;
 	progress_setup(ctx, o);
 
 	if (o->dry_run)
@@ -180,6 +185,7 @@ static int run(struct cmd_opts *o)
 		report_error(ctx, err, "while opening", o->device);
 		goto fail;
 	}
+	report_recovery(ctx, o);
 	err = e2sr_inventory_scan(ctx);
 	if (!err)
 		err = e2sr_plan_build(ctx);

@@ -78,6 +78,31 @@ static void print_file(const struct e2sr_file *f)
 	}
 }
 
+/* Journal recovery is a write the user did not ask for: always say so. */
+void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	const struct e2sr_jrecovery *rec = &ctx->recovery;
+
+	if (ctx->recovered == E2SR_RECOVERY_NONE)
+		return;
+	if (ctx->recovered == E2SR_RECOVERY_VIEW)
+		printf("%s: journal needs recovery; read as replayed "
+		       "in memory (nothing written)\n", o->device);
+	else
+		printf("%s: recovering journal\n", o->device);
+	printf("%s: %u transaction%s (%u to %u), %zu block%s replayed, "
+	       "%lu revoked\n", o->device, rec->transactions,
+	       rec->transactions == 1 ? "" : "s", rec->start_seq,
+	       rec->end_seq - 1, rec->nblocks, rec->nblocks == 1 ? "" : "s",
+	       rec->nr_revoke_hits);
+	if (rec->failed_commit)
+		printf("%s: journal transaction %u was corrupt, replay was "
+		       "aborted\n", o->device, rec->failed_commit);
+	if (rec->tag_csum_bad)
+		printf("%s: journal checksum error: some copies were not "
+		       "replayed\n", o->device);
+}
+
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_inventory *inv = &ctx->inv;

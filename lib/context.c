@@ -39,6 +39,9 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 		ext2fs_free_block_bitmap(ctx->metadata_blocks);
 	if (ctx->fs)
 		ext2fs_free(ctx->fs);	/* never flushes: nothing is written */
+	/* After the filesystem: a dry run's view reads through these. */
+	e2sr_journal_close(ctx->journal);
+	e2sr_journal_recovery_free(&ctx->recovery);
 	free(ctx->wbuf);
 	free(ctx->device);
 	free(ctx);

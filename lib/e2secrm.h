@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <ext2fs/ext2fs.h>
 #include "e2sr_err.h"
+#include "journal.h"
 
 #define E2SR_VERSION		"0.1.0"
 #define E2SR_DATE		"3-Dec-2026"
@@ -112,6 +113,13 @@ struct e2sr_plan {
 	size_t			left;		/* found, deliberately left */
 };
 
+/* Whether the journal was recovered before the run. */
+enum e2sr_recovered {
+	E2SR_RECOVERY_NONE = 0,		/* it did not need it */
+	E2SR_RECOVERY_REPLAYED,		/* replayed to the device */
+	E2SR_RECOVERY_VIEW,		/* dry run: replayed in memory */
+};
+
 struct e2sr_stats {
 	blk64_t		data_wiped;
 	blk64_t		meta_wiped;
@@ -152,6 +160,13 @@ struct e2sr_ctx {
 
 	unsigned char		*wbuf;		/* one write's worth */
 	size_t			wbuf_blocks;
+
+	/* The journal, and what recovering it did or would do. */
+	const char		*ext_journal;	/* -j: external journal */
+	struct e2sr_journal	*journal;
+	struct e2sr_jrecovery	recovery;
+	enum e2sr_recovered	recovered;
+	__u64			replay_bytes;	/* written by the replay */
 };
 
 /* context.c */

@@ -218,5 +218,12 @@ errcode_t e2sr_jrevoke_records(const struct e2sr_jsb *jsb, const void *block,
 			       e2sr_revoke_fn cb, void *priv);
 errcode_t e2sr_jcommit_check(const struct e2sr_jsb *jsb, const void *block,
 			     struct e2sr_jcommit *out);
+errcode_t e2sr_jdesc_tags_replay(const struct e2sr_jsb *jsb,
+				 const void *block, e2sr_tag_fn cb,
+				 void *priv);
+int e2sr_jblock_tail_ok(const struct e2sr_jsb *jsb, const void *block);
+errcode_t e2sr_jrevoke_records_replay(const struct e2sr_jsb *jsb,
+				      const void *block, e2sr_revoke_fn cb,
+				      void *priv);
 
 #endif /* E2SR_JBD2_H */

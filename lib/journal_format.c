@@ -375,3 +375,89 @@ errcode_t e2sr_jcommit_check(const struct e2sr_jsb *jsb, const void *block,
 	}
 	return 0;
 }
+
+/*
+ * The descriptor tags as jbd2's recovery reads them, which is looser
+ * than e2sr_jdesc_tags(): the list ends at LAST_TAG or where the next
+ * tag would not fit before the block tail, a uuid that overruns the
+ * block simply ends it, and the flags are the 16 bits at offset 6 of
+ * either tag layout.  Replay must follow these rules to end where the
+ * kernel and e2fsck end; the tail checksum is the caller's to check.
+ */
+errcode_t e2sr_jdesc_tags_replay(const struct e2sr_jsb *jsb,
+				 const void *block, e2sr_tag_fn cb,
+				 void *priv)
+{
+	const unsigned char *p = block;
+	size_t off = HDR_SIZE, end;
+	unsigned int index = 0;
+	__u32 flags, csum;
+	blk64_t blk;
+	errcode_t err;
+
+	if (!jsb || !p || !cb)
+		return EXT2_ET_INVALID_ARGUMENT;
+	end = jsb->blocksize - jsb->tail_bytes;
+	while (off + jsb->tag_bytes <= end) {
+		blk = get_be32(p + off);
+		if (jsb->incompat & E2SR_JBD2_INCOMPAT_64BIT)
+			blk |= (blk64_t)get_be32(p + off + 8) << 32;
+		flags = get_be16(p + off + 6);
+		if (jsb->csum_version == 3)
+			csum = get_be32(p + off + 12);
+		else
+			csum = get_be16(p + off + 4);
+		err = cb(priv, blk, flags, csum, index++);
+		if (err)
+			return err;
+		off += jsb->tag_bytes;
+		if (!(flags & E2SR_JBD2_FLAG_SAME_UUID))
+			off += E2SR_JBD2_UUID_SIZE;
+		if (flags & E2SR_JBD2_FLAG_LAST_TAG)
+			break;
+	}
+	return 0;
+}
+
+/* 1 when a descriptor or revoke block's tail checksum holds (or none). */
+int e2sr_jblock_tail_ok(const struct e2sr_jsb *jsb, const void *block)
+{
+	const unsigned char *p = block;
+	size_t hole;
+
+	if (!jsb->csum_version)
+		return 1;
+	hole = jsb->blocksize - jsb->tail_bytes;
+	return csum_with_hole(jsb->csum_seed, p, jsb->blocksize, hole) ==
+	       get_be32(p + hole);
+}
+
+/*
+ * Revoke records as jbd2's recovery reads them: r_count may be any value
+ * up to the block tail; records are taken while a whole one fits below
+ * it.  A count past the tail is corrupt, as the kernel says.
+ */
+errcode_t e2sr_jrevoke_records_replay(const struct e2sr_jsb *jsb,
+				      const void *block, e2sr_revoke_fn cb,
+				      void *priv)
+{
+	const unsigned char *p = block;
+	unsigned int index = 0;
+	__u32 count;
+	size_t off;
+	errcode_t err;
+
+	if (!jsb || !p || !cb)
+		return EXT2_ET_INVALID_ARGUMENT;
+	count = get_be32(p + HDR_SIZE);
+	if (count > jsb->blocksize - jsb->tail_bytes)
+		return E2SR_ERR_JOURNAL_BAD_REVOKE;
+	for (off = REVOKE_HDR_SIZE; off + jsb->record_bytes <= count;
+	     off += jsb->record_bytes) {
+		err = cb(priv, jsb->record_bytes == 8 ? get_be64(p + off) :
+			 get_be32(p + off), index++);
+		if (err)
+			return err;
+	}
+	return 0;
+}

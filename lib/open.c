@@ -189,19 +189,35 @@ static errcode_t load_metadata_blocks(struct e2sr_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Errors and an unclean state are refused unless forced.  After a replay
+ * in memory the superblock still says what the crash left; the state is
+ * then what e2fsck's recovery would leave: errors when a commit failed
+ * its checksum or the journal recorded an error, unclean when a copy was
+ * skipped for its checksum.
+ */
 static errcode_t check_state(struct e2sr_ctx *ctx)
 {
 	struct ext2_super_block *sb = ctx->fs->super;
+	const struct e2sr_jrecovery *rec = &ctx->recovery;
+	int errors = sb->s_state & EXT2_ERROR_FS;
+	int valid = sb->s_state & EXT2_VALID_FS;
 
 	if (ext2fs_has_feature_journal_dev(sb))
 		return E2SR_ERR_JOURNAL_DEV;
-	if (ext2fs_has_feature_journal_needs_recovery(sb))
+	if (ctx->recovered == E2SR_RECOVERY_VIEW) {
+		if (rec->failed_commit || rec->jerrno)
+			errors = 1;
+		if (rec->tag_csum_bad)
+			valid = 0;
+	} else if (ext2fs_has_feature_journal_needs_recovery(sb)) {
 		return E2SR_ERR_NEEDS_RECOVERY;
+	}
 	if (ctx->open_flags & E2SR_OPEN_FORCE)
 		return 0;
-	if (sb->s_state & EXT2_ERROR_FS)
+	if (errors)
 		return E2SR_ERR_FS_ERRORS;
-	if (!(sb->s_state & EXT2_VALID_FS))
+	if (!valid)
 		return E2SR_ERR_UNCLEAN;
 	return 0;
 }
@@ -232,17 +248,114 @@ static errcode_t check_size(struct e2sr_ctx *ctx, const char *device)
 	return 0;
 }
 
+static errcode_t open_fs(struct e2sr_ctx *ctx, int rw, io_manager manager)
+{
+	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE |
+		     EXT2_FLAG_JOURNAL_DEV_OK | EXT2_FLAG_SKIP_MMP;
+
+	if (ctx->fs) {
+		ext2fs_free(ctx->fs);	/* never flushes */
+		ctx->fs = NULL;
+	}
+	if (rw)
+		oflags |= EXT2_FLAG_RW;
+	return ext2fs_open2(ctx->device, NULL, oflags, 0, 0, manager,
+			    &ctx->fs);
+}
+
+/* What must hold before anything is written, and again after a reopen. */
+static errcode_t check_fs(struct e2sr_ctx *ctx, int before_replay)
+{
+	struct ext2_super_block *sb = ctx->fs->super;
+	errcode_t err;
+
+	if (ext2fs_has_feature_journal_dev(sb))
+		return E2SR_ERR_JOURNAL_DEV;
+	err = e2sr_check_features(ctx->fs, ctx->detail, sizeof(ctx->detail));
+	if (err)
+		return err;
+	/* A replay is a write: not on a filesystem known to be damaged. */
+	if (before_replay && ext2fs_has_feature_journal_needs_recovery(sb)) {
+		if (!(ctx->open_flags & E2SR_OPEN_FORCE) &&
+		    (sb->s_state & EXT2_ERROR_FS))
+			return E2SR_ERR_FS_ERRORS;
+		return 0;
+	}
+	return check_state(ctx);
+}
+
+/* Decide what recovery does, on the handle that is open now. */
+static errcode_t scan_journal(struct e2sr_ctx *ctx)
+{
+	errcode_t err;
+
+	e2sr_journal_close(ctx->journal);
+	ctx->journal = NULL;
+	e2sr_journal_recovery_free(&ctx->recovery);
+	err = e2sr_journal_open(ctx->fs, ctx->ext_journal, &ctx->journal,
+				ctx->detail, sizeof(ctx->detail));
+	if (err)
+		return err;
+	err = e2sr_journal_recover_scan(ctx->journal,
+					ext2fs_blocks_count(ctx->fs->super),
+					&ctx->recovery, ctx->detail,
+					sizeof(ctx->detail));
+	if (err)
+		return err;
+	if (ctx->recovery.fc_pending)
+		return E2SR_ERR_JOURNAL_FC_REPLAY;
+	return 0;
+}
+
+/*
+ * Replay to the device, then leave the superblock as e2fsck's recovery
+ * does: needs_recovery cleared, unclean if a copy failed its checksum,
+ * errors if a commit failed or the journal recorded one; only the
+ * primary superblock and descriptors are written.
+ */
+static errcode_t replay(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_jrecovery *rec = &ctx->recovery;
+	struct ext2_super_block *sb;
+	errcode_t err;
+
+	err = e2sr_journal_recover_write(ctx->journal, ctx->fs->io, rec,
+					 &ctx->replay_bytes);
+	if (err)
+		return err;
+	/* The replay may have rewritten the superblock: read it again. */
+	err = open_fs(ctx, 1, unix_io_manager);
+	if (err)
+		return err;
+	sb = ctx->fs->super;
+	ext2fs_clear_feature_journal_needs_recovery(sb);
+	if (rec->tag_csum_bad)
+		sb->s_state &= ~EXT2_VALID_FS;
+	if (rec->failed_commit || rec->jerrno)
+		sb->s_state |= EXT2_ERROR_FS;
+	if (sb->s_kbytes_written)
+		sb->s_kbytes_written += ctx->replay_bytes >> 10;
+	ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	ext2fs_mark_super_dirty(ctx->fs);
+	err = ext2fs_flush(ctx->fs);
+	if (err)
+		return err;
+	ctx->recovered = E2SR_RECOVERY_REPLAYED;
+	return 0;
+}
+
 /*
  * Every check is made on a read-only handle: opening read-write can
  * itself write (libext2fs starts MMP on a read-write open), so the
- * read-write handle is only opened once the filesystem is accepted.
+ * read-write handle is only opened once the filesystem is accepted.  A
+ * journal that needs recovery is replayed first, as e2fsck does; a dry
+ * run replays it in memory and reads the filesystem through that view.
  */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 {
-	ext2_filsys fs = NULL;
+	int rdonly = flags & E2SR_OPEN_RDONLY;
+	int recover;
 	errcode_t err;
-	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE |
-		     EXT2_FLAG_JOURNAL_DEV_OK | EXT2_FLAG_SKIP_MMP;
 
 	ctx->detail[0] = 0;
 	ctx->open_flags = flags;
@@ -253,39 +366,65 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	err = check_mount(ctx, device);
 	if (err)
 		return err;
-	err = ext2fs_open2(device, NULL, oflags, 0, 0, unix_io_manager, &fs);
+	err = open_fs(ctx, 0, unix_io_manager);
 	if (err)
 		return err;
-	ctx->fs = fs;
-
-	err = check_state(ctx);
-	if (!err)
-		err = e2sr_check_features(fs, ctx->detail, sizeof(ctx->detail));
+	err = check_fs(ctx, 1);
 	if (!err)
 		err = check_size(ctx, device);
 	if (err)
 		return err;
+	recover = ext2fs_has_feature_journal_needs_recovery(ctx->fs->super);
+	if (recover)
+		err = scan_journal(ctx);
+	else if (ctx->ext_journal ||
+		 (ext2fs_has_feature_journal(ctx->fs->super) &&
+		  ctx->fs->super->s_journal_inum))
+		err = e2sr_journal_open(ctx->fs, ctx->ext_journal,
+					&ctx->journal, ctx->detail,
+					sizeof(ctx->detail));
+	if (err)
+		return err;
 
-	if (!(flags & E2SR_OPEN_RDONLY)) {
-		ext2fs_free(fs);
-		ctx->fs = NULL;
-		err = ext2fs_open2(device, NULL, oflags | EXT2_FLAG_RW, 0, 0,
-				   unix_io_manager, &fs);
+	if (recover && rdonly) {
+		err = open_fs(ctx, 0, e2sr_view_manager(ctx->journal,
+							&ctx->recovery));
 		if (err)
 			return err;
-		ctx->fs = fs;
+		ctx->recovered = E2SR_RECOVERY_VIEW;
+	} else if (!rdonly) {
+		err = open_fs(ctx, 1, unix_io_manager);
+		if (err)
+			return err;
 		/* The same checks again: the device could have changed. */
-		err = check_state(ctx);
-		if (!err)
-			err = e2sr_check_features(fs, ctx->detail,
-						  sizeof(ctx->detail));
+		err = check_fs(ctx, 1);
 		if (err)
 			return err;
+		if (ext2fs_has_feature_journal_needs_recovery(
+			    ctx->fs->super)) {
+			err = scan_journal(ctx);
+			if (!err)
+				err = replay(ctx);
+			if (err)
+				return err;
+		} else if (ctx->journal) {
+			/* Reopened on the read-write handle. */
+			e2sr_journal_close(ctx->journal);
+			ctx->journal = NULL;
+			err = e2sr_journal_open(ctx->fs, ctx->ext_journal,
+						&ctx->journal, ctx->detail,
+						sizeof(ctx->detail));
+			if (err)
+				return err;
+		}
 	}
+	err = check_fs(ctx, 0);
+	if (err)
+		return err;
 
 	/* Free-block sets of large filesystems are sparse. */
-	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
-	err = ext2fs_read_bitmaps(fs);
+	ctx->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	err = ext2fs_read_bitmaps(ctx->fs);
 	if (err)
 		return err;
 	err = load_metadata_blocks(ctx);

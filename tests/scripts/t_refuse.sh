@@ -52,11 +52,23 @@ cp "$T/base.img" "$T/errors.img"
 echo "ssv state 3" | dfs "$T/errors.img"
 refuse "refuse: errors recorded" "$T/errors.img" "errors"
 
+# A replay is a write: not on a filesystem that records errors.
 cp "$T/base.img" "$T/recover.img"
-echo "feature needs_recovery" | dfs "$T/recover.img"
-refuse "refuse: journal needs recovery" "$T/recover.img" "recovery"
-refuse "refuse: journal needs recovery, even forced" "$T/recover.img" \
-	"recovery" -f
+printf 'feature needs_recovery\nssv state 3\n' | dfs "$T/recover.img"
+refuse "refuse: journal needs recovery, errors recorded" "$T/recover.img" \
+	"errors"
+
+# A journal superblock whose log start lies outside the log.
+cp "$T/base.img" "$T/badjsb.img"
+jblk=$(debugfs -R "bmap <8> 0" "$T/badjsb.img" 2>/dev/null)
+bsz=$(dumpe2fs -h "$T/badjsb.img" 2>/dev/null | awk '/^Block size:/ {print $3}')
+printf 'feature needs_recovery\n' | dfs "$T/badjsb.img"
+printf '\377\377\377\377' | dd of="$T/badjsb.img" bs=1 \
+	seek=$((jblk * bsz + 28)) conv=notrunc 2>/dev/null
+refuse "refuse: journal superblock corrupt, needs recovery" \
+	"$T/badjsb.img" "journal superblock is corrupt"
+refuse "refuse: journal superblock corrupt, dry run" "$T/badjsb.img" \
+	"journal superblock is corrupt" -n
 
 cp "$T/base.img" "$T/mmp.img"
 if tune2fs -O mmp "$T/mmp.img" >/dev/null 2>&1; then

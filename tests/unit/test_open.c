@@ -115,15 +115,36 @@ static void test_unclean(void **state)
 }
 
 /* Force never overrides a journal waiting for recovery. */
+/*
+ * needs_recovery over an empty journal: jbd2 has nothing to replay and
+ * only moves the sequence on.  A read-write open recovers (clears the
+ * flag), a dry run reads it as recovered and writes nothing.
+ */
 static void test_needs_recovery(void **state)
 {
 	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+	char before[65], after[65];
 
 	mkfs(t, NULL);
 	debugfs(t, "feature needs_recovery\n");
-	expect_open(t->img, 0, E2SR_ERR_NEEDS_RECOVERY, NULL);
-	expect_open(t->img, E2SR_OPEN_RDONLY, E2SR_ERR_NEEDS_RECOVERY, NULL);
-	expect_open(t->img, E2SR_OPEN_FORCE, E2SR_ERR_NEEDS_RECOVERY, NULL);
+	testimg_sha256(t->img, before);
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	assert_int_equal(e2sr_open(ctx, t->img, E2SR_OPEN_RDONLY), 0);
+	assert_int_equal(ctx->recovered, E2SR_RECOVERY_VIEW);
+	assert_int_equal(ctx->recovery.nblocks, 0);
+	e2sr_ctx_free(ctx);
+	testimg_sha256(t->img, after);
+	assert_string_equal(before, after);
+
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	assert_int_equal(e2sr_open(ctx, t->img, 0), 0);
+	assert_int_equal(ctx->recovered, E2SR_RECOVERY_REPLAYED);
+	assert_false(ext2fs_has_feature_journal_needs_recovery(
+		ctx->fs->super));
+	e2sr_close(ctx);
+	e2sr_ctx_free(ctx);
+	expect_open(t->img, 0, 0, NULL);
 }
 
 /*
