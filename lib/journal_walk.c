@@ -1,10 +1,10 @@
 /*
  * journal_walk.c --- the whole-ring physical walk of the internal journal.
  *
- * Owns the mapping of the journal inode to filesystem blocks and the scan
- * of every block of the log area, live or stale: descriptors and the data
- * blocks that follow them, commit and revoke blocks.  The blocks are read
- * in large sequential runs; the parsing is journal_format.c's.  Every
+ * Owns the scan of every block of the log area, live or stale:
+ * descriptors and the data blocks that follow them, commit and revoke
+ * blocks.  The blocks come through journal_dev.c's read window, in large
+ * sequential runs; the parsing is journal_format.c's.  Every
  * number the journal carries is bounded before use, every allocation is
  * sized by the journal's length, and each log position is examined a
  * bounded number of times, so a corrupt journal cannot crash the walk or
@@ -19,10 +19,8 @@
 
 #include "e2secrm.h"
 #include "jbd2.h"
+#include "journal.h"
 #include "journal_walk.h"
-
-/* The most one sequential read asks for. */
-#define WALK_READ_BYTES		(1024 * 1024)
 
 /* A data position some descriptor says holds a copy of a fs block. */
 struct claim {
@@ -51,10 +49,10 @@ struct tag_rec {
 };
 
 struct walk {
-	ext2_filsys		fs;
+	struct e2sr_journal	*j;
+	blk64_t			fs_blocks;
 	struct e2sr_jwalk	*out;
 	const struct e2sr_jsb	*jsb;
-	blk64_t			*pmap;	/* jblock -> fs block */
 	__u32			loglen;	/* last - first */
 	__u32			*claim_of; /* per position: claim+1 */
 	struct claim		*claims;
@@ -66,72 +64,6 @@ struct walk {
 	size_t			ntags;
 	unsigned char		*scratch; /* one block */
 };
-
-struct map_priv {
-	blk64_t		*pmap;
-	blk64_t		count;
-	blk64_t		fs_blocks;
-	blk64_t		first_data;
-	errcode_t	err;
-};
-
-static int map_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
-		     blk64_t ref_blk, int ref_offset, void *priv_data)
-{
-	struct map_priv *m = priv_data;
-
-	(void)fs;
-	(void)ref_blk;
-	(void)ref_offset;
-	if (blockcnt < 0)
-		return 0;
-	if ((blk64_t)blockcnt >= m->count)
-		return 0;	/* past i_size: not journal */
-	if (*blocknr < m->first_data || *blocknr >= m->fs_blocks) {
-		m->err = E2SR_ERR_JOURNAL_BAD_BLOCK;
-		return BLOCK_ABORT;
-	}
-	m->pmap[blockcnt] = *blocknr;
-	return 0;
-}
-
-/* Map the journal inode's blocks; *count is the journal's length. */
-static errcode_t map_journal(ext2_filsys fs, ext2_ino_t ino, blk64_t **pmap,
-			     __u32 *count)
-{
-	struct ext2_inode inode;
-	struct map_priv m;
-	__u64 size, n;
-	errcode_t err;
-
-	err = ext2fs_read_inode(fs, ino, &inode);
-	if (err)
-		return err;
-	size = EXT2_I_SIZE(&inode);
-	n = size / fs->blocksize;
-	if (n < E2SR_JBD2_MIN_BLOCKS || n > 0xffffffffULL ||
-	    n > ext2fs_blocks_count(fs->super))
-		return E2SR_ERR_JOURNAL_BAD_SB;
-
-	memset(&m, 0, sizeof(m));
-	m.count = n;
-	m.fs_blocks = ext2fs_blocks_count(fs->super);
-	m.first_data = fs->super->s_first_data_block;
-	m.pmap = calloc(n, sizeof(*m.pmap));
-	if (!m.pmap)
-		return EXT2_ET_NO_MEMORY;
-	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY |
-				    BLOCK_FLAG_DATA_ONLY, NULL, map_block, &m);
-	if (!err)
-		err = m.err;
-	if (err) {
-		free(m.pmap);
-		return err;
-	}
-	*pmap = m.pmap;
-	*count = n;
-	return 0;
-}
 
 static __u32 ring_next(const struct e2sr_jsb *jsb, __u32 pos)
 {
@@ -191,7 +123,7 @@ static void take_descriptor(struct walk *w, __u32 pos, __u32 seq,
 			    const unsigned char *b)
 {
 	const struct e2sr_jsb *jsb = w->jsb;
-	blk64_t fs_blocks = ext2fs_blocks_count(w->fs->super);
+	blk64_t fs_blocks = w->fs_blocks;
 	struct desc_rec *d;
 	struct claim *c;
 	__u32 dpos = pos;
@@ -303,32 +235,21 @@ static void scan_block(struct walk *w, __u32 pos, const unsigned char *b)
 	}
 }
 
-/* Read [first, last) in runs physically contiguous, WALK_READ_BYTES max. */
+/* Every position of [first, last), through the read window. */
 static errcode_t scan_log(struct walk *w)
 {
 	const struct e2sr_jsb *jsb = w->jsb;
-	unsigned int bs = jsb->blocksize;
-	__u32 chunk = WALK_READ_BYTES / bs, pos, n, i;
-	unsigned char *buf;
-	errcode_t err = 0;
+	const unsigned char *b;
+	__u32 pos;
+	errcode_t err;
 
-	if (!chunk)
-		chunk = 1;
-	buf = malloc((size_t)chunk * bs);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
-	for (pos = jsb->first; pos < jsb->last; pos += n) {
-		for (n = 1; n < chunk && pos + n < jsb->last &&
-		     w->pmap[pos + n] == w->pmap[pos] + n; n++)
-			;
-		err = io_channel_read_blk64(w->fs->io, w->pmap[pos], n, buf);
+	for (pos = jsb->first; pos < jsb->last; pos++) {
+		err = e2sr_journal_block(w->j, pos, &b);
 		if (err)
-			break;
-		for (i = 0; i < n; i++)
-			scan_block(w, pos + i, buf + (size_t)i * bs);
+			return err;
+		scan_block(w, pos, b);
 	}
-	free(buf);
-	return err;
+	return 0;
 }
 
 /* Claims that wrapped behind the scan: read their blocks one by one. */
@@ -346,8 +267,7 @@ static errcode_t resolve_late(struct walk *w)
 
 		if (c->resolved)
 			continue;
-		err = io_channel_read_blk64(w->fs->io, w->pmap[c->pos], 1,
-					    buf);
+		err = e2sr_journal_read(w->j, c->pos, 1, buf);
 		if (err)
 			break;
 		resolve_claim(w, c, buf);
@@ -440,73 +360,43 @@ static errcode_t build_result(struct walk *w)
 	return 0;
 }
 
-errcode_t e2sr_journal_walk(ext2_filsys fs, struct e2sr_jwalk *out)
+/*
+ * Walk the whole log area of an opened journal; @fs_blocks bounds the
+ * filesystem blocks a copy may name.  Without a journal (@j NULL) the
+ * result is empty.
+ */
+errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
+			    struct e2sr_jwalk *out)
 {
 	struct walk w;
-	struct e2sr_jsb jsb;
-	unsigned char *buf = NULL;
-	__u32 count = 0, i;
+	const struct e2sr_jsb *jsb;
 	errcode_t err;
 
-	if (!fs || !out)
+	if (!out)
 		return EXT2_ET_INVALID_ARGUMENT;
 	memset(out, 0, sizeof(*out));
-	if (!ext2fs_has_feature_journal(fs->super))
+	if (!j)
 		return 0;
-	if (!fs->super->s_journal_inum) {
-		out->external = 1;
-		return 0;
-	}
 
 	memset(&w, 0, sizeof(w));
-	w.fs = fs;
+	w.j = j;
+	w.fs_blocks = fs_blocks;
 	w.out = out;
-	err = map_journal(fs, fs->super->s_journal_inum, &w.pmap, &count);
-	if (err)
-		goto fail;
-
-	buf = malloc(fs->blocksize);
-	if (!buf) {
-		err = EXT2_ET_NO_MEMORY;
-		goto fail;
-	}
-	if (!w.pmap[0]) {
-		err = E2SR_ERR_JOURNAL_BAD_SB;
-		goto fail;
-	}
-	err = io_channel_read_blk64(fs->io, w.pmap[0], 1, buf);
-	if (err)
-		goto fail;
-	err = e2sr_jsb_parse(buf, fs->blocksize, fs->blocksize, &jsb);
-	if (err == E2SR_ERR_JOURNAL_BAD_CSUM) {
-		out->jsb_csum_bad = 1;
-		err = 0;
-	}
-	if (err)
-		goto fail;
-	if (jsb.maxlen > count) {
-		err = E2SR_ERR_JOURNAL_BAD_SB;
-		goto fail;
-	}
-	for (i = 0; i < jsb.maxlen; i++) {
-		if (!w.pmap[i]) {
-			err = E2SR_ERR_JOURNAL_BAD_BLOCK;	/* a hole */
-			goto fail;
-		}
-	}
-	out->jsb = jsb;
-	out->jsb_block = w.pmap[0];
+	out->jsb = j->jsb;
+	out->jsb_csum_bad = j->sb_csum_bad;
+	out->jsb_block = e2sr_journal_phys(j, 0);
+	out->external = j->external;
 	out->has_journal = 1;
-	w.jsb = &out->jsb;
-	w.loglen = jsb.last - jsb.first;
+	w.jsb = jsb = &out->jsb;
+	w.loglen = jsb->last - jsb->first;
 
 	/* Everything below is bounded by the log's length. */
-	w.max_tags = jsb.blocksize / jsb.tag_bytes;
+	w.max_tags = jsb->blocksize / jsb->tag_bytes;
 	w.tags = calloc(w.max_tags, sizeof(*w.tags));
 	w.claim_of = calloc(w.loglen, sizeof(*w.claim_of));
 	w.claims = calloc(w.loglen, sizeof(*w.claims));
 	w.descs = calloc(w.loglen, sizeof(*w.descs));
-	w.scratch = malloc(jsb.blocksize);
+	w.scratch = malloc(jsb->blocksize);
 	out->commits = calloc(w.loglen, sizeof(*out->commits));
 	out->revokes = calloc(w.loglen, sizeof(*out->revokes));
 	out->blocks = calloc(w.loglen, sizeof(*out->blocks));
@@ -522,8 +412,6 @@ errcode_t e2sr_journal_walk(ext2_filsys fs, struct e2sr_jwalk *out)
 	if (!err)
 		err = build_result(&w);
 fail:
-	free(buf);
-	free(w.pmap);
 	free(w.tags);
 	free(w.claim_of);
 	free(w.claims);

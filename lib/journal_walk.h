@@ -1,5 +1,5 @@
 /*
- * journal_walk.h --- the physical walk of an internal jbd2 journal.
+ * journal_walk.h --- the physical walk of a jbd2 journal.
  *
  * e2sr_journal_walk() reads the whole log area of the filesystem's
  * internal journal, not only the live part from s_start, and says which
@@ -17,6 +17,7 @@
 
 #include <ext2fs/ext2fs.h>
 #include "jbd2.h"
+#include "journal.h"
 
 /* A journal data block attributed to a filesystem block. */
 struct e2sr_jblock {
@@ -45,7 +46,7 @@ struct e2sr_jrevoke_rec {
 
 /* The arrays are in journal block order; counts over [first, last). */
 struct e2sr_jwalk {
-	int			has_journal;	/* internal one walked */
+	int			has_journal;	/* one was walked */
 	int			external;	/* on another device */
 	int			jsb_csum_bad;	/* sb checksum wrong */
 	struct e2sr_jsb		jsb;
@@ -64,7 +65,8 @@ struct e2sr_jwalk {
 	__u32			unattributed;	/* nothing accounts */
 };
 
-errcode_t e2sr_journal_walk(ext2_filsys fs, struct e2sr_jwalk *out);
+errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
+			    struct e2sr_jwalk *out);
 void e2sr_journal_walk_free(struct e2sr_jwalk *w);
 
 #endif /* E2SR_JOURNAL_WALK_H */
