@@ -27,6 +27,7 @@ struct cmd_opts {
 	int			progress_fd;
 	enum e2sr_method	method;
 	const char		*ext_journal;
+	int			journal_map;
 };
 
 extern const char *program_name;
@@ -39,6 +40,9 @@ void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		 errcode_t err);
+
+/* journal_map.c */
+int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 
 /* progress.c */
 void progress_setup(struct e2sr_ctx *ctx, const struct cmd_opts *o);

@@ -43,6 +43,8 @@ static void usage_to(FILE *f, int status)
 		"\t-C fd\t\twrite progress to file descriptor fd\n"
 		"\t-j journal\tthe filesystem's external journal device\n"
 		"\t-m method\tzero (default) or random\n"
+		"\t--journal-map\tlist every journal copy and what it is "
+		"(implies -n)\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
 	exit(status);
@@ -79,6 +81,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "method",	required_argument,	NULL, 'm' },
+		{ "journal-map", no_argument,		NULL, 'J' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -115,6 +118,10 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'j':
 			o->ext_journal = optarg;
+			break;
+		case 'J':
+			o->journal_map = 1;
+			o->dry_run = 1;	/* a listing never writes */
 			break;
 		case 'm':
 			if (parse_method(optarg, &o->method)) {
@@ -186,6 +193,10 @@ static int run(struct cmd_opts *o)
 		goto fail;
 	}
 	report_recovery(ctx, o);
+	if (o->journal_map) {
+		status = journal_map(ctx, o);
+		goto out;
+	}
 	err = e2sr_inventory_scan(ctx);
 	if (!err)
 		err = e2sr_plan_build(ctx);

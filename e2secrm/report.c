@@ -90,11 +90,14 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       "in memory (nothing written)\n", o->device);
 	else
 		printf("%s: recovering journal\n", o->device);
-	printf("%s: %u transaction%s (%u to %u), %zu block%s replayed, "
-	       "%lu revoked\n", o->device, rec->transactions,
-	       rec->transactions == 1 ? "" : "s", rec->start_seq,
-	       rec->end_seq - 1, rec->nblocks, rec->nblocks == 1 ? "" : "s",
-	       rec->nr_revoke_hits);
+	if (!rec->transactions)
+		printf("%s: no committed transaction to replay\n", o->device);
+	else
+		printf("%s: %u transaction%s (%u to %u), %zu block%s "
+		       "replayed, %lu revoked\n", o->device,
+		       rec->transactions, rec->transactions == 1 ? "" : "s",
+		       rec->start_seq, rec->end_seq - 1, rec->nblocks,
+		       rec->nblocks == 1 ? "" : "s", rec->nr_revoke_hits);
 	if (rec->failed_commit)
 		printf("%s: journal transaction %u was corrupt, replay was "
 		       "aborted\n", o->device, rec->failed_commit);

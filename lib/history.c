@@ -1,0 +1,310 @@
+/*
+ * history.c --- the history index: journal copies by filesystem block,
+ * each resolved to what the block is.
+ *
+ * Owns turning the journal walk (journal_walk.c) into versions sorted by
+ * filesystem block, attaching commit times, and labelling each version:
+ * the group layout says which copies are superblocks, descriptors,
+ * bitmaps and inode table blocks (and which inodes those hold); with
+ * E2SR_HISTORY_OWNERS one pass over the in-use inodes' block maps says
+ * whose directory, extent, indirect, EA or data block each other copy is.
+ * That pass costs about e2fsck's pass 1 and is only made when asked.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+#include "history.h"
+
+static const char *const kind_names[] = {
+	[E2SR_JK_UNKNOWN]	= "in-use",
+	[E2SR_JK_FREE]		= "free",
+	[E2SR_JK_SUPER]		= "super",
+	[E2SR_JK_GDT]		= "gdt",
+	[E2SR_JK_BBITMAP]	= "bbitmap",
+	[E2SR_JK_IBITMAP]	= "ibitmap",
+	[E2SR_JK_ITABLE]	= "itable",
+	[E2SR_JK_DIR]		= "dir",
+	[E2SR_JK_EXTENT]	= "extent",
+	[E2SR_JK_IND]		= "ind",
+	[E2SR_JK_EA]		= "xattr",
+	[E2SR_JK_DATA]		= "data",
+};
+
+const char *e2sr_jkind_name(enum e2sr_jkind kind)
+{
+	if ((unsigned int)kind >= sizeof(kind_names) / sizeof(kind_names[0]))
+		return "?";
+	return kind_names[kind];
+}
+
+static int cmp_version(const void *a, const void *b)
+{
+	const struct e2sr_version *x = a, *y = b;
+
+	if (x->fs_block != y->fs_block)
+		return x->fs_block < y->fs_block ? -1 : 1;
+	if (x->sequence != y->sequence)
+		return x->sequence < y->sequence ? -1 : 1;
+	return x->jblock < y->jblock ? -1 : x->jblock > y->jblock;
+}
+
+static size_t first_at(const struct e2sr_history *h, blk64_t blk)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->v[mid].fs_block < blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
+						 blk64_t blk, size_t *count)
+{
+	size_t i = first_at(h, blk), n = 0;
+
+	while (i + n < h->n && h->v[i + n].fs_block == blk)
+		n++;
+	*count = n;
+	return n ? &h->v[i] : NULL;
+}
+
+/* Label still-unlabelled versions of [blk, blk + count). */
+static void label(struct e2sr_history *h, blk64_t blk, blk64_t count,
+		  enum e2sr_jkind kind, ext2_ino_t ino, blk64_t lblk)
+{
+	size_t i;
+
+	for (i = first_at(h, blk); i < h->n && h->v[i].fs_block - blk < count;
+	     i++) {
+		if (h->v[i].kind != E2SR_JK_UNKNOWN)
+			continue;
+		h->v[i].kind = kind;
+		h->v[i].ino = ino;
+		h->v[i].lblk = lblk;
+	}
+}
+
+/* Each inode table block's versions name the inodes it holds. */
+static void label_itable(ext2_filsys fs, struct e2sr_history *h, dgrp_t g)
+{
+	blk64_t start = ext2fs_inode_table_loc(fs, g);
+	blk64_t nblk = fs->inode_blocks_per_group;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	ext2_ino_t first = g * fs->super->s_inodes_per_group + 1;
+	size_t i;
+
+	if (!start)
+		return;
+	for (i = first_at(h, start); i < h->n &&
+	     h->v[i].fs_block - start < nblk; i++) {
+		struct e2sr_version *v = &h->v[i];
+
+		if (v->kind != E2SR_JK_UNKNOWN)
+			continue;
+		v->kind = E2SR_JK_ITABLE;
+		v->ino = first + (ext2_ino_t)(v->fs_block - start) * ipb;
+		v->ino_count = ipb;
+	}
+}
+
+static void label_layout(ext2_filsys fs, struct e2sr_history *h)
+{
+	blk64_t super, old_desc, new_desc, gdt_len;
+	blk_t used;
+	dgrp_t g;
+
+	gdt_len = fs->desc_blocks + fs->super->s_reserved_gdt_blocks;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		ext2fs_super_and_bgd_loc2(fs, g, &super, &old_desc, &new_desc,
+					  &used);
+		if (super || g == 0)
+			label(h, super, 1, E2SR_JK_SUPER, 0, 0);
+		if (old_desc)
+			label(h, old_desc, gdt_len, E2SR_JK_GDT, 0, 0);
+		if (new_desc)
+			label(h, new_desc, 1, E2SR_JK_GDT, 0, 0);
+		label(h, ext2fs_block_bitmap_loc(fs, g), 1, E2SR_JK_BBITMAP,
+		      0, 0);
+		label(h, ext2fs_inode_bitmap_loc(fs, g), 1, E2SR_JK_IBITMAP,
+		      0, 0);
+		label_itable(fs, h, g);
+	}
+}
+
+struct owner_walk {
+	struct e2sr_history	*h;
+	ext2fs_block_bitmap	want;
+	ext2_ino_t		ino;
+	int			is_dir;
+	int			extents;
+};
+
+static int owner_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		       blk64_t ref_blk EXT2FS_ATTR((unused)),
+		       int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct owner_walk *o = priv;
+	enum e2sr_jkind kind;
+
+	if (*blocknr >= ext2fs_blocks_count(fs->super) ||
+	    !ext2fs_test_block_bitmap2(o->want, *blocknr))
+		return 0;
+	if (blockcnt < 0)
+		kind = o->extents ? E2SR_JK_EXTENT : E2SR_JK_IND;
+	else
+		kind = o->is_dir ? E2SR_JK_DIR : E2SR_JK_DATA;
+	label(o->h, *blocknr, 1, kind, o->ino,
+	      blockcnt < 0 ? 0 : (blk64_t)blockcnt);
+	return 0;
+}
+
+/* One pass over the in-use inodes, following only maps that can matter. */
+static errcode_t label_owners(ext2_filsys fs, struct e2sr_history *h)
+{
+	struct ext2_inode_large inode;
+	struct owner_walk o;
+	ext2_inode_scan scan;
+	ext2_ino_t ino;
+	blk64_t ea;
+	size_t i;
+	errcode_t err;
+
+	memset(&o, 0, sizeof(o));
+	o.h = h;
+	err = ext2fs_allocate_block_bitmap(fs, "journal copies", &o.want);
+	if (err)
+		return err;
+	for (i = 0; i < h->n; i++)
+		ext2fs_mark_block_bitmap2(o.want, h->v[i].fs_block);
+	err = ext2fs_open_inode_scan(fs, 0, &scan);
+	if (err)
+		goto out;
+	for (;;) {
+		err = ext2fs_get_next_inode_full(scan, &ino,
+						 (struct ext2_inode *)&inode,
+						 sizeof(inode));
+		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE ||
+		    err == EXT2_ET_INODE_CSUM_INVALID ||
+		    err == EXT2_ET_INODE_IS_GARBAGE)
+			continue;
+		if (err || !ino)
+			break;
+		if (!inode.i_links_count || inode.i_dtime ||
+		    ino == EXT2_JOURNAL_INO ||
+		    !ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+			continue;
+		ea = ext2fs_file_acl_block(fs, (struct ext2_inode *)&inode);
+		if (ea && ea < ext2fs_blocks_count(fs->super))
+			label(h, ea, 1, E2SR_JK_EA, ino, 0);
+		if (!ext2fs_inode_has_valid_blocks2(fs,
+				(struct ext2_inode *)&inode) ||
+		    (inode.i_flags & EXT4_INLINE_DATA_FL))
+			continue;
+		o.ino = ino;
+		o.is_dir = LINUX_S_ISDIR(inode.i_mode);
+		o.extents = !!(inode.i_flags & EXT4_EXTENTS_FL);
+		/* A damaged map is e2fsck's business: label what reads. */
+		ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
+				      owner_block, &o);
+	}
+	ext2fs_close_inode_scan(scan);
+out:
+	ext2fs_free_block_bitmap(o.want);
+	return err;
+}
+
+static int cmp_commit(const void *a, const void *b)
+{
+	const struct e2sr_jcommit_rec *x = a, *y = b;
+
+	return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+static void attach_commit_times(struct e2sr_history *h)
+{
+	struct e2sr_jwalk *w = &h->walk;
+	struct e2sr_jcommit_rec key, *c;
+	size_t i;
+
+	qsort(w->commits, w->ncommits, sizeof(*w->commits), cmp_commit);
+	for (i = 0; i < h->n; i++) {
+		if (!h->v[i].committed)
+			continue;
+		key.sequence = h->v[i].sequence;
+		c = bsearch(&key, w->commits, w->ncommits, sizeof(*c),
+			    cmp_commit);
+		if (c) {
+			h->v[i].commit_sec = c->commit_sec;
+			h->v[i].commit_nsec = c->commit_nsec;
+		}
+	}
+}
+
+errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
+			     int flags, struct e2sr_history *h)
+{
+	size_t i;
+	errcode_t err;
+
+	memset(h, 0, sizeof(*h));
+	err = e2sr_journal_walk(j, ext2fs_blocks_count(fs->super), &h->walk);
+	if (err)
+		return err;
+	if (h->walk.nblocks) {
+		h->v = calloc(h->walk.nblocks, sizeof(*h->v));
+		if (!h->v) {
+			e2sr_history_free(h);
+			return EXT2_ET_NO_MEMORY;
+		}
+	}
+	for (i = 0; i < h->walk.nblocks; i++) {
+		const struct e2sr_jblock *b = &h->walk.blocks[i];
+		struct e2sr_version *v = &h->v[h->n++];
+
+		v->fs_block = b->fs_block;
+		v->jblock = b->jblock;
+		v->sequence = b->sequence;
+		v->verified = b->verified;
+		v->committed = b->committed;
+		v->escaped = !!(b->flags & E2SR_JBD2_FLAG_ESCAPE);
+	}
+	qsort(h->v, h->n, sizeof(*h->v), cmp_version);
+	attach_commit_times(h);
+	label_layout(fs, h);
+	if ((flags & E2SR_HISTORY_OWNERS) && fs->inode_map) {
+		err = label_owners(fs, h);
+		if (err) {
+			e2sr_history_free(h);
+			return err;
+		}
+		h->owners = 1;
+	}
+	if (fs->block_map) {
+		for (i = 0; i < h->n; i++)
+			if (h->v[i].kind == E2SR_JK_UNKNOWN &&
+			    !ext2fs_test_block_bitmap2(fs->block_map,
+						       h->v[i].fs_block))
+				h->v[i].kind = E2SR_JK_FREE;
+	}
+	return 0;
+}
+
+void e2sr_history_free(struct e2sr_history *h)
+{
+	if (!h)
+		return;
+	e2sr_journal_walk_free(&h->walk);
+	free(h->v);
+	memset(h, 0, sizeof(*h));
+}

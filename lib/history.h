@@ -1,0 +1,73 @@
+/*
+ * history.h --- every journal copy of every filesystem block, and what
+ * each copy is.
+ *
+ * The history index is what the wipe engine asks the journal: which
+ * versions of block B exist (transaction, journal block, commit time),
+ * and for each, what the block was: an inode table block (which inodes),
+ * a directory block (of which directory), an extent or indirect block
+ * (of which inode), an EA block, a bitmap or descriptor block, or data
+ * of which inode at which logical block.  Owners come from the
+ * filesystem as it is now: a copy of a block that nobody owns any more is
+ * "free" until a historic map (the wipe engine's) claims it.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#ifndef E2SR_HISTORY_H
+#define E2SR_HISTORY_H
+
+#include <ext2fs/ext2fs.h>
+#include "journal.h"
+#include "journal_walk.h"
+
+enum e2sr_jkind {
+	E2SR_JK_UNKNOWN = 0,	/* in use; owner not looked for */
+	E2SR_JK_FREE,		/* free now; no live owner */
+	E2SR_JK_SUPER,		/* a superblock, primary or backup */
+	E2SR_JK_GDT,		/* group descriptors, reserved gdt blocks */
+	E2SR_JK_BBITMAP,	/* a block bitmap */
+	E2SR_JK_IBITMAP,	/* an inode bitmap */
+	E2SR_JK_ITABLE,		/* inode table: inodes ino .. ino+count-1 */
+	E2SR_JK_DIR,		/* directory block of ino, at lblk */
+	E2SR_JK_EXTENT,		/* extent index or leaf block of ino */
+	E2SR_JK_IND,		/* indirect block of ino */
+	E2SR_JK_EA,		/* extended attribute block of ino */
+	E2SR_JK_DATA,		/* contents of ino at lblk */
+};
+
+/* One journal copy of a filesystem block. */
+struct e2sr_version {
+	blk64_t		fs_block;
+	blk64_t		lblk;		/* DIR and DATA */
+	__u64		commit_sec;	/* 0: no commit seen */
+	__u32		commit_nsec;
+	__u32		jblock;
+	__u32		sequence;
+	ext2_ino_t	ino;		/* owner, or first inode (ITABLE) */
+	__u32		ino_count;	/* ITABLE */
+	__u8		kind;		/* enum e2sr_jkind */
+	__u8		verified;	/* tag checksum matched, or none */
+	__u8		committed;	/* its transaction has a commit */
+	__u8		escaped;
+};
+
+struct e2sr_history {
+	struct e2sr_jwalk	walk;
+	struct e2sr_version	*v;	/* by fs_block, then sequence */
+	size_t			n;
+	int			owners;	/* inode owners were resolved */
+};
+
+/* Flags for e2sr_history_build() */
+#define E2SR_HISTORY_OWNERS	0x0001	/* find the inode of every copy */
+
+errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
+			     int flags, struct e2sr_history *h);
+const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
+						 blk64_t blk, size_t *count);
+void e2sr_history_free(struct e2sr_history *h);
+const char *e2sr_jkind_name(enum e2sr_jkind kind);
+
+#endif /* E2SR_HISTORY_H */
