@@ -14,6 +14,7 @@
 #include <stdlib.h>
 
 #include "cmd.h"
+#include "fast_commit.h"
 #include "history.h"
 
 static int cmp_jblock(const void *a, const void *b)
@@ -52,6 +53,74 @@ static void print_version(const struct e2sr_version *v)
 	       v->committed ? "committed" : "uncommitted",
 	       v->verified ? ",verified" : "",
 	       v->escaped ? ",escaped" : "");
+}
+
+static void print_fc(struct e2sr_ctx *ctx, const struct e2sr_fc_rec *r)
+{
+	const unsigned char *b;
+	char detail[96] = "";
+	unsigned int i, n;
+
+	switch (r->tag) {
+	case E2SR_FC_TAG_ADD_RANGE:
+		snprintf(detail, sizeof(detail), "lblk %u, %u blocks at %llu",
+			 r->lblk, r->count, (unsigned long long)r->pblk);
+		break;
+	case E2SR_FC_TAG_DEL_RANGE:
+		snprintf(detail, sizeof(detail), "lblk %u, %u blocks",
+			 r->lblk, r->count);
+		break;
+	case E2SR_FC_TAG_CREAT:
+	case E2SR_FC_TAG_LINK:
+	case E2SR_FC_TAG_UNLINK:
+		n = snprintf(detail, sizeof(detail), "dir %u, name ",
+			     r->parent);
+		if (e2sr_journal_block(ctx->journal, r->jblock, &b))
+			break;
+		/* Printable bytes only: the name is on-disk data. */
+		for (i = 0; i < r->name_len && n + 2 < sizeof(detail); i++)
+			detail[n++] = b[r->name_off + i] >= 0x20 &&
+				      b[r->name_off + i] < 0x7f ?
+				      b[r->name_off + i] : '?';
+		detail[n] = 0;
+		break;
+	case E2SR_FC_TAG_HEAD:
+	case E2SR_FC_TAG_TAIL:
+		snprintf(detail, sizeof(detail), "tid %u", r->tid);
+		break;
+	default:
+		break;
+	}
+	printf("%10u %6u  %-10s %-10u %s\n", r->jblock, r->offset,
+	       e2sr_fc_tag_name(r->tag), r->ino, detail);
+}
+
+static int fast_commit_map(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	struct e2sr_fcwalk fc;
+	errcode_t err;
+	size_t i;
+
+	err = e2sr_fc_walk(ctx->journal, &fc);
+	if (err) {
+		report_error(ctx, err, "while walking the fast commits of",
+			     o->device);
+		return E2SR_EXIT_ERROR;
+	}
+	if (!fc.end) {
+		e2sr_fc_walk_free(&fc);
+		return E2SR_EXIT_OK;
+	}
+	printf("%s: fast-commit area %u-%u: %zu tags in %u blocks\n",
+	       o->device, fc.first, fc.end - 1, fc.n, fc.blocks_used);
+	if (fc.n)
+		printf("%10s %6s  %-10s %-10s %s\n", "jblock", "offset",
+		       "tag", "inode", "detail");
+	for (i = 0; i < fc.n; i++)
+		if (fc.recs[i].tag != E2SR_FC_TAG_PAD)
+			print_fc(ctx, &fc.recs[i]);
+	e2sr_fc_walk_free(&fc);
+	return E2SR_EXIT_OK;
 }
 
 int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o)
@@ -100,5 +169,5 @@ int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	}
 	free(order);
 	e2sr_history_free(&h);
-	return E2SR_EXIT_OK;
+	return fast_commit_map(ctx, o);
 }

@@ -88,3 +88,31 @@ if why=$(can_loop_mount); then
 else
 	skip "journal map: kernel journal" "$why"
 fi
+
+# Kernel fast commits: fsync of new files logs create tags with the names.
+if why=$(can_loop_mount); then
+	I=$T/fc.img
+	mkimg "$I" 64M -t ext4 -O fast_commit
+	mount -o loop "$I" "$T/mnt" && MNT_DEV=1
+	mkdir "$T/mnt/d"
+	sync
+	for i in 1 2 3; do
+		echo "data $i" >"$T/mnt/d/fcname$i"
+		xfs_io -c fsync "$T/mnt/d/fcname$i"
+	done
+	umount "$T/mnt" && MNT_DEV=
+	run_e2secrm --journal-map "$I"
+	n=$(echo "$out" | grep -c " create .*name fcname[0-9]")
+	if [ "$rc" = 0 ] && [ "$n" -ge 1 ]; then
+		pass "journal map: fast-commit create tags with names ($n)"
+	else
+		fail "journal map: fast-commit create tags with names" \
+			"rc=$rc, $n found: $(echo "$out" | tail -8)"
+	fi
+	echo "$out" | grep -q "fast-commit area [0-9]*-[0-9]*: " &&
+		pass "journal map: fast-commit area located after unmount" ||
+		fail "journal map: fast-commit area located after unmount" \
+			"no area line"
+else
+	skip "journal map: fast-commit tags" "$why"
+fi
