@@ -161,7 +161,9 @@ errcode_t e2sr_jsb_parse(const void *buf, size_t len,
 		fc = get_be32(p + SB_OFF(s_num_fc_blks));
 		if (!fc)
 			fc = E2SR_JBD2_FC_DEFAULT_BLOCKS;
-		if (fc >= j.maxlen - j.first)
+		/* As jbd2: the log keeps at least the minimum journal. */
+		if (fc >= j.maxlen - j.first ||
+		    j.maxlen - fc < E2SR_JBD2_MIN_BLOCKS)
 			return E2SR_ERR_JOURNAL_BAD_SB;
 		j.fc_blocks = fc;
 		j.last = j.maxlen - fc;
