@@ -32,6 +32,8 @@ static const char *stage_label(enum e2sr_stage stage)
 		return "Scrubbing inode records";
 	case E2SR_STAGE_NAMES:
 		return "Wiping removed names";
+	case E2SR_STAGE_JOURNAL:
+		return "Wiping journal copies";
 	}
 	return "";
 }

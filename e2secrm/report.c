@@ -35,6 +35,8 @@ static const char *state_name(enum e2sr_state state)
 		return "deleted";
 	case E2SR_STATE_UNCLEAR:
 		return "unclear";
+	case E2SR_STATE_HISTORIC:
+		return "in journal only";
 	}
 	return "?";
 }
@@ -47,6 +49,9 @@ static void print_map_status(const struct e2sr_file *f)
 		printf(" fast-symlink");
 	if (f->map_status & E2SR_MAP_EMPTY)
 		printf(" map-gone");
+	if (f->map_status & E2SR_MAP_JOURNAL)
+		printf(" map-from-journal(%u of %u copies)",
+		       f->versions_mapped, f->versions);
 	if (f->map_status & E2SR_MAP_REUSED)
 		printf(" map-partly-reused");
 	if (f->map_status & E2SR_MAP_DAMAGED)
@@ -73,8 +78,9 @@ static void print_file(const struct e2sr_file *f)
 		printf("block %" PRIu64, (uint64_t)e->pblk);
 		if (e->len > 1)
 			printf("-%" PRIu64, (uint64_t)(e->pblk + e->len - 1));
-		printf(" (%u block%s, %u free)\n", e->len,
-		       e->len == 1 ? "" : "s", e->nfree);
+		printf(" (%u block%s, %u free)%s\n", e->len,
+		       e->len == 1 ? "" : "s", e->nfree,
+		       e->historic ? " from journal" : "");
 	}
 }
 
@@ -109,20 +115,24 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_inventory *inv = &ctx->inv;
-	size_t i, live = 0, deleted = 0;
+	size_t i, live = 0, deleted = 0, historic = 0;
 
 	for (i = 0; i < inv->count; i++) {
 		if (inv->files[i].state == E2SR_STATE_DELETED)
 			deleted++;
+		else if (inv->files[i].state == E2SR_STATE_HISTORIC)
+			historic++;
 		else
 			live++;
 		if (o->verbose)
 			print_file(&inv->files[i]);
 	}
-	printf("%s: %zu secure-delete inode%s (%zu in use, %zu deleted) "
-	       "among %u inodes scanned\n", o->device, inv->count,
-	       inv->count == 1 ? "" : "s", live, deleted,
-	       inv->inodes_scanned);
+	printf("%s: %zu secure-delete inode%s (%zu in use, %zu deleted",
+	       o->device, inv->count, inv->count == 1 ? "" : "s", live,
+	       deleted);
+	if (historic)
+		printf(", %zu only in the journal", historic);
+	printf(") among %u inodes scanned\n", inv->inodes_scanned);
 }
 
 static void print_blocks(const char *what, blk64_t n, unsigned bs)
@@ -149,7 +159,8 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			       "but it is still linked: left alone; run "
 			       "e2fsck, then e2secrm again\n", o->device,
 			       f->ino);
-		else if (f->state == E2SR_STATE_DELETED &&
+		else if ((f->state == E2SR_STATE_DELETED ||
+			  f->state == E2SR_STATE_HISTORIC) &&
 			 (f->map_status & E2SR_MAP_EMPTY))
 			printf("%s: inode %u: its block map is no longer in "
 			       "its record; data blocks it had may remain in "
@@ -171,6 +182,12 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	       plan->name_count);
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       plan->inode_count);
+	print_blocks("stale journal copies", plan->journal_count, bs);
+	if (o->verbose && plan->journal_count)
+		printf("    (%zu record copies, %zu map and data copies, "
+		       "%zu directory copies, %zu fast-commit blocks)\n",
+		       plan->journal_records, plan->journal_maps,
+		       plan->journal_names, plan->journal_fc);
 }
 
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
@@ -187,6 +204,7 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	       st->names_wiped);
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       st->inodes_scrubbed);
+	print_blocks("stale journal copies", st->journal_wiped, bs);
 	if (err == E2SR_ERR_CANCELLED)
 		printf("%s: cancelled at a safe point; run e2secrm again to "
 		       "finish\n", o->device);

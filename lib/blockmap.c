@@ -138,6 +138,7 @@ static errcode_t map_add(struct map_walk *w, blk64_t pblk, blk64_t lblk,
 	e->len = len;
 	e->kind = kind;
 	e->nfree = nfree;
+	e->historic = 0;
 	return 0;
 }
 

@@ -40,6 +40,7 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	if (ctx->fs)
 		ext2fs_free(ctx->fs);	/* never flushes: nothing is written */
 	/* After the filesystem: a dry run's view reads through these. */
+	e2sr_history_free(&ctx->history);
 	e2sr_journal_close(ctx->journal);
 	e2sr_journal_recovery_free(&ctx->recovery);
 	free(ctx->wbuf);

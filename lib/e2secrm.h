@@ -18,6 +18,7 @@
 #include <ext2fs/ext2fs.h>
 #include "e2sr_err.h"
 #include "journal.h"
+#include "history.h"
 
 #define E2SR_VERSION		"0.1.0"
 #define E2SR_DATE		"3-Dec-2026"
@@ -38,6 +39,7 @@ enum e2sr_state {
 	E2SR_STATE_ORPHAN,	/* in the inode bitmap, no links: e2fsck's */
 	E2SR_STATE_DELETED,	/* free record that still carries the flag */
 	E2SR_STATE_UNCLEAR,	/* bitmap and record or names disagree */
+	E2SR_STATE_HISTORIC,	/* only in the journal: record reused */
 };
 
 /* What a run of blocks in a block map holds. */
@@ -55,6 +57,7 @@ enum e2sr_extent_kind {
 #define E2SR_MAP_REUSED		0x0004	/* part of the map is in use again */
 #define E2SR_MAP_INLINE		0x0008	/* contents live in the record */
 #define E2SR_MAP_SYMLINK	0x0010	/* fast symlink: target in i_block */
+#define E2SR_MAP_JOURNAL	0x0020	/* maps read from journal copies */
 
 struct e2sr_extent {
 	blk64_t		pblk;		/* first physical block */
@@ -62,6 +65,7 @@ struct e2sr_extent {
 	__u32		len;		/* number of blocks */
 	__u16		kind;		/* enum e2sr_extent_kind */
 	__u16		nfree;		/* how many are free now (capped) */
+	__u16		historic;	/* from a journal copy of the record */
 };
 
 /* One secure-delete file: identity, state and block map. */
@@ -80,6 +84,14 @@ struct e2sr_file {
 	size_t			map_count;
 	size_t			map_alloc;
 	blk64_t			free_blocks;	/* mapped and free now */
+	__u32			versions;	/* journal copies of the record */
+	__u32			versions_mapped; /* distinct maps among them */
+};
+
+/* A journal block that holds a version of a secure-delete record. */
+struct e2sr_jcopy {
+	__u32			jblock;
+	ext2_ino_t		ino;
 };
 
 struct e2sr_inventory {
@@ -90,6 +102,9 @@ struct e2sr_inventory {
 	ext2_ino_t		*dirs;		/* live directories */
 	size_t			dir_count;
 	size_t			dir_alloc;
+	struct e2sr_jcopy	*jcopies;	/* journal blocks holding a */
+	size_t			jcopy_count;	/* secure-delete record */
+	size_t			jcopy_alloc;
 };
 
 /*
@@ -111,6 +126,13 @@ struct e2sr_plan {
 	size_t			name_dirs_damaged; /* could not be read */
 	size_t			unrecoverable;	/* files whose map is gone */
 	size_t			left;		/* found, deliberately left */
+	__u32			*journal;	/* journal blocks, sorted */
+	size_t			journal_count;
+	size_t			journal_alloc;
+	size_t			journal_records; /* why: inode records, */
+	size_t			journal_maps;	/* map, data and tree copies, */
+	size_t			journal_names;	/* directory copies, */
+	size_t			journal_fc;	/* fast-commit blocks */
 };
 
 /* Whether the journal was recovered before the run. */
@@ -125,6 +147,7 @@ struct e2sr_stats {
 	blk64_t		meta_wiped;
 	size_t		inodes_scrubbed;
 	size_t		names_wiped;
+	size_t		journal_wiped;
 	unsigned long	write_calls;
 };
 
@@ -133,6 +156,7 @@ enum e2sr_stage {
 	E2SR_STAGE_WIPE_BLOCKS,
 	E2SR_STAGE_SCRUB_INODES,
 	E2SR_STAGE_NAMES,
+	E2SR_STAGE_JOURNAL,
 };
 
 typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
@@ -167,6 +191,8 @@ struct e2sr_ctx {
 	struct e2sr_jrecovery	recovery;
 	enum e2sr_recovered	recovered;
 	__u64			replay_bytes;	/* written by the replay */
+	struct e2sr_history	history;	/* every journal copy */
+	int			have_history;
 };
 
 /* context.c */
@@ -181,12 +207,20 @@ errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
 /* inventory.c */
 errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx);
 void e2sr_inventory_free(struct e2sr_inventory *inv);
+errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
+			     struct e2sr_file **ret);
+
+/* discover.c */
+errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);
 
 /* blockmap.c */
 errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 			struct ext2_inode_large *inode);
 void e2sr_file_free(struct e2sr_file *file);
 const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind);
+
+/* plan_journal.c */
+errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx);
 
 /* plan.c */
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
@@ -204,6 +238,9 @@ errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 			   enum e2sr_stage stage, blk64_t *done);
+errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
+				  __u32 count);
+errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done);
 
 /* scrub.c */
 void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode);

@@ -2,9 +2,10 @@
  * execute.c --- carrying out a plan in crash-safe order.
  *
  * Freed data and metadata blocks first, then a flush; then removed
- * directory entries and the inode records, then a flush.  The records are the map to the freed blocks: a
- * run cut before the second phase leaves records that a re-run follows
- * to the same blocks, and a cut anywhere leaves a consistent filesystem,
+ * directory entries and the inode records, then a flush; then the stale
+ * journal copies, then a flush.  Each phase's targets are the map to the
+ * earlier ones: a run cut before a phase leaves what a re-run follows to
+ * the same blocks, and a cut anywhere leaves a consistent filesystem,
  * because nothing written here is in use.
  *
  * Copyright (C) 2026 The e2secrm authors.
@@ -62,5 +63,9 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 	err = wipe_blocks(ctx);
 	if (err)
 		return err;
-	return scrub_inodes(ctx);
+	err = scrub_inodes(ctx);
+	if (err)
+		return err;
+	/* Last: the journal is the map to everything above. */
+	return e2sr_wipe_journal(ctx, &ctx->stats.journal_wiped);
 }

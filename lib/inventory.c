@@ -27,11 +27,12 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 		e2sr_file_free(&inv->files[i]);
 	free(inv->files);
 	free(inv->dirs);
+	free(inv->jcopies);
 	memset(inv, 0, sizeof(*inv));
 }
 
-static errcode_t inventory_add(struct e2sr_inventory *inv,
-			       struct e2sr_file **ret)
+errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
+			     struct e2sr_file **ret)
 {
 	if (inv->count == inv->alloc) {
 		size_t n = inv->alloc ? inv->alloc * 2 : 16;
@@ -87,7 +88,7 @@ static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	struct e2sr_file *file;
 	errcode_t err;
 
-	err = inventory_add(&ctx->inv, &file);
+	err = e2sr_inventory_add(&ctx->inv, &file);
 	if (err)
 		return err;
 	file->ino = ino;
@@ -263,6 +264,9 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 	ext2fs_close_inode_scan(scan);
 	if (!err)
 		err = scan_tails(ctx, inode);
+	/* Then the versions only the journal still has. */
+	if (!err)
+		err = e2sr_discover_journal(ctx);
 	if (!err && ctx->progress)
 		ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
 			      fs->super->s_inodes_count,

@@ -347,6 +347,7 @@ static errcode_t build_result(struct walk *w)
 		b->jblock = c->pos;
 		b->fs_block = c->fs_block;
 		b->sequence = c->sequence;
+		b->desc = w->descs[c->desc].pos;
 		b->flags = c->flags;
 		b->verified = c->verified;
 		b->committed = committed[c->desc];

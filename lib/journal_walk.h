@@ -24,6 +24,7 @@ struct e2sr_jblock {
 	__u32	jblock;		/* logical journal block */
 	blk64_t	fs_block;	/* the block it is a copy of */
 	__u32	sequence;	/* its descriptor's transaction */
+	__u32	desc;		/* the descriptor's journal block */
 	__u32	flags;		/* tag flags */
 	__u8	verified;	/* tag csum matched, or none to check */
 	__u8	committed;	/* a commit of the same tid follows */

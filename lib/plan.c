@@ -24,13 +24,14 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 		ext2fs_free_block_bitmap(plan->meta_blocks);
 	free(plan->inodes);
 	free(plan->name_dirs);
+	free(plan->journal);
 	memset(plan, 0, sizeof(*plan));
 }
 
 int e2sr_plan_empty(const struct e2sr_plan *plan)
 {
 	return !plan->data_count && !plan->meta_count && !plan->inode_count &&
-	       !plan->name_count;
+	       !plan->name_count && !plan->journal_count;
 }
 
 static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
@@ -60,6 +61,36 @@ static void plan_extent(ext2_filsys fs, ext2fs_block_bitmap set,
 	}
 	for (i = 0; i < e->len; i++)
 		if (!ext2fs_test_block_bitmap2(fs->block_map, e->pblk + i))
+			ext2fs_mark_block_bitmap2(set, e->pblk + i);
+}
+
+/* Whether @blk is in the live (not historic) map of @file. */
+static int in_live_map(const struct e2sr_file *file, blk64_t blk)
+{
+	size_t i;
+
+	for (i = 0; i < file->map_count; i++) {
+		const struct e2sr_extent *e = &file->map[i];
+
+		if (!e->historic && blk >= e->pblk && blk - e->pblk < e->len)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A live file's historic extent: its blocks that are free now and not in
+ * the file's own map any more are what a truncate or punch freed.
+ */
+static void plan_cut_away(ext2_filsys fs, ext2fs_block_bitmap set,
+			  const struct e2sr_file *file,
+			  const struct e2sr_extent *e)
+{
+	__u32 i;
+
+	for (i = 0; i < e->len; i++)
+		if (!ext2fs_test_block_bitmap2(fs->block_map, e->pblk + i) &&
+		    !in_live_map(file, e->pblk + i))
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
 
@@ -115,21 +146,30 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 		 * A live file's block that the bitmap calls free is a bitmap
 		 * error, not a residue: only deleted maps are planned.
 		 */
-		if (file->state != E2SR_STATE_DELETED)
-			continue;
 		for (j = 0; j < file->map_count; j++) {
 			const struct e2sr_extent *e = &file->map[j];
 			int data = e->kind == E2SR_EXT_DATA ||
 				   e->kind == E2SR_EXT_UNWRITTEN;
+			ext2fs_block_bitmap set = data ? plan->data_blocks :
+						  plan->meta_blocks;
 
 			if (!e->nfree)
 				continue;
-			plan_extent(fs, data ? plan->data_blocks :
-				    plan->meta_blocks, e);
+			if (file->state == E2SR_STATE_LIVE) {
+				/* What truncate and punch cut away. */
+				if (e->historic)
+					plan_cut_away(fs, set, file, e);
+				continue;
+			}
+			plan_extent(fs, set, e);
 		}
-		err = plan_add_inode(plan, file->ino);
-		if (err)
-			return err;
+		if (file->state == E2SR_STATE_LIVE)
+			continue;
+		if (file->state == E2SR_STATE_DELETED) {
+			err = plan_add_inode(plan, file->ino);
+			if (err)
+				return err;
+		}
 		if (file->map_status & E2SR_MAP_EMPTY)
 			plan->unrecoverable++;
 	}
@@ -139,5 +179,5 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	plan->meta_count = e2sr_bitmap_count(plan->meta_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
-	return 0;
+	return e2sr_plan_journal(ctx);
 }

@@ -145,3 +145,105 @@ errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 	}
 	return 0;
 }
+
+/*
+ * A run of journal blocks may be overwritten only while the journal is
+ * empty, as its superblock on disk says right now: then no transaction
+ * is live and every block of the log is a stale copy.  The run must lie
+ * in the log or fast-commit area, never the journal superblock, and,
+ * for the internal journal, inside the journal inode's own blocks.
+ */
+errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
+				  __u32 count)
+{
+	struct e2sr_journal *j = ctx->journal;
+	struct e2sr_jsb jsb;
+	unsigned char *buf;
+	blk64_t phys;
+	errcode_t err;
+	__u32 i;
+
+	if (!(ctx->fs->flags & EXT2_FLAG_RW) ||
+	    (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	if (!j || !count || jblock < j->jsb.first || jblock >= j->nblocks ||
+	    count > j->nblocks - jblock)
+		return E2SR_ERR_WRITE_JOURNAL;
+	buf = malloc(j->blocksize);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	err = e2sr_journal_read(j, 0, 1, buf);
+	if (!err) {
+		err = e2sr_jsb_parse(buf, j->blocksize, j->blocksize, &jsb);
+		if (err == E2SR_ERR_JOURNAL_BAD_CSUM)
+			err = 0;
+	}
+	free(buf);
+	if (err)
+		return err;
+	if (jsb.start || jsb.maxlen != j->jsb.maxlen ||
+	    jsb.first != j->jsb.first)
+		return E2SR_ERR_JOURNAL_LIVE;
+	if (j->external)
+		return 0;
+	for (i = 0; i < count; i++) {
+		phys = e2sr_journal_phys(j, jblock + i);
+		if (!ctx->journal_blocks ||
+		    !ext2fs_test_block_bitmap2(ctx->journal_blocks, phys) ||
+		    (ctx->metadata_blocks &&
+		     ext2fs_test_block_bitmap2(ctx->metadata_blocks, phys)))
+			return E2SR_ERR_WRITE_JOURNAL;
+	}
+	return 0;
+}
+
+/* Overwrite the planned journal blocks, in physically contiguous runs. */
+errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_journal *j = ctx->journal;
+	size_t i = 0, n, max;
+	errcode_t err;
+
+	*done = 0;
+	if (!plan->journal_count)
+		return 0;
+	err = wbuf_get(ctx);
+	if (err)
+		return err;
+	max = WIPE_CHUNK_BYTES / j->blocksize;
+	if (!max || max > ctx->wbuf_blocks)
+		max = ctx->wbuf_blocks;
+	while (i < plan->journal_count) {
+		__u32 first = plan->journal[i];
+		blk64_t phys = e2sr_journal_phys(j, first);
+
+		if (ctx->cancel && *ctx->cancel)
+			return E2SR_ERR_CANCELLED;
+		for (n = 1; i + n < plan->journal_count && n < max &&
+		     plan->journal[i + n] == first + n &&
+		     e2sr_journal_phys(j, first + n) == phys + n; n++)
+			;
+		err = e2sr_wipe_journal_check(ctx, first, n);
+		if (err)
+			return err;
+		if (ctx->method == E2SR_METHOD_RANDOM) {
+			err = fill_random(ctx->wbuf, n * j->blocksize);
+			if (err)
+				return err;
+		}
+		err = io_channel_write_blk64(j->io, phys, n, ctx->wbuf);
+		if (err)
+			return err;
+		ctx->stats.write_calls++;
+		j->win_count = 0;	/* the window held what is gone */
+		*done += n;
+		i += n;
+		if (ctx->progress)
+			ctx->progress(ctx->progress_data, E2SR_STAGE_JOURNAL,
+				      *done, plan->journal_count);
+	}
+	if (ctx->method == E2SR_METHOD_RANDOM)
+		memset(ctx->wbuf, 0, ctx->wbuf_blocks * ctx->fs->blocksize);
+	return io_channel_flush(j->io);
+}

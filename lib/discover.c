@@ -1,0 +1,374 @@
+/*
+ * discover.c --- secure-delete files as the journal remembers them.
+ *
+ * Owns finding, in journal copies of inode table blocks, every version of
+ * every inode record, and deciding which belong to a secure-delete file:
+ * a version does when any version of the same identity (inode number and
+ * i_generation), in the journal or in the live table, carries the flag.
+ * Data written before `chattr +s` is the file's too, and so is a record
+ * the kernel has since reused for another file.  Each distinct block map
+ * among those versions is read (blockmap.c, with the trust rules of a
+ * deleted map) and added to the file's map, marked historic: the plan
+ * wipes the blocks of it that are free now, and no other.
+ *
+ * This is what makes a file deleted by the kernel recoverable: unlink
+ * zeroes the map in the record, but the journal still holds the record as
+ * it was.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+/* One record version found in the journal. */
+struct iversion {
+	ext2_ino_t	ino;
+	__u32		generation;
+	__u32		sequence;
+	__u32		jblock;
+	__u32		map_crc;	/* of what makes the block map */
+	__u16		offset;		/* of the record in the block */
+	__u8		secrm;		/* the version carries the flag */
+	__u8		escaped;
+};
+
+struct discover {
+	struct e2sr_ctx		*ctx;
+	struct iversion		*v;
+	size_t			n;
+	size_t			alloc;
+	unsigned char		*block;
+	struct ext2_inode_large	*inode;	/* inode_size bytes, at least large */
+	size_t			isize;
+};
+
+static int cmp_identity(const void *a, const void *b)
+{
+	const struct iversion *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	if (x->map_crc != y->map_crc)
+		return x->map_crc < y->map_crc ? -1 : 1;
+	return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+static errcode_t add_version(struct discover *d, const struct iversion *iv)
+{
+	if (d->n == d->alloc) {
+		size_t na = d->alloc ? d->alloc * 2 : 64;
+		struct iversion *nv = realloc(d->v, na * sizeof(*nv));
+
+		if (!nv)
+			return EXT2_ET_NO_MEMORY;
+		d->v = nv;
+		d->alloc = na;
+	}
+	d->v[d->n++] = *iv;
+	return 0;
+}
+
+/* The journal copy of a block, escape undone. */
+static errcode_t read_copy(struct discover *d, __u32 jblock, int escaped)
+{
+	struct e2sr_jreplay r;
+
+	memset(&r, 0, sizeof(r));
+	r.jblock = jblock;
+	r.escaped = escaped;
+	return e2sr_journal_copy(d->ctx->journal, &r, d->block);
+}
+
+/* Load one record of the current copy into d->inode; 0 if it is sane. */
+static int load_record(struct discover *d, ext2_ino_t ino, unsigned int off)
+{
+	ext2_filsys fs = d->ctx->fs;
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+
+	memset(d->inode, 0, d->isize);
+	memcpy(d->inode, d->block + off, isz);
+	if (!d->inode->i_mode && !d->inode->i_flags)
+		return -1;		/* never used */
+	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	    !ext2fs_inode_csum_verify(fs, ino, d->inode))
+		return -1;
+	return 0;
+}
+
+static __u32 map_crc(const struct ext2_inode_large *inode)
+{
+	__u32 crc;
+
+	crc = ext2fs_crc32c_le(~0U, (const unsigned char *)inode->i_block,
+			       sizeof(inode->i_block));
+	crc = ext2fs_crc32c_le(crc, (const unsigned char *)&inode->i_flags,
+			       sizeof(inode->i_flags));
+	crc = ext2fs_crc32c_le(crc, (const unsigned char *)&inode->i_blocks,
+			       sizeof(inode->i_blocks));
+	return ext2fs_crc32c_le(crc,
+				(const unsigned char *)&inode->i_file_acl,
+				sizeof(inode->i_file_acl));
+}
+
+/* Every record of every verified inode table copy. */
+static errcode_t collect_versions(struct discover *d)
+{
+	ext2_filsys fs = d->ctx->fs;
+	const struct e2sr_history *h = &d->ctx->history;
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+	struct iversion iv;
+	size_t i;
+	__u32 k;
+	errcode_t err;
+
+	for (i = 0; i < h->n; i++) {
+		const struct e2sr_version *v = &h->v[i];
+
+		if (v->kind != E2SR_JK_ITABLE || !v->verified)
+			continue;
+		err = read_copy(d, v->jblock, v->escaped);
+		if (err)
+			return err;
+		for (k = 0; k < v->ino_count; k++) {
+			ext2_ino_t ino = v->ino + k;
+
+			if (ino > fs->super->s_inodes_count)
+				break;
+			if (ino < EXT2_FIRST_INODE(fs->super) &&
+			    ino != EXT2_ROOT_INO)
+				continue;
+			if (load_record(d, ino, k * isz))
+				continue;
+			memset(&iv, 0, sizeof(iv));
+			iv.ino = ino;
+			iv.generation = d->inode->i_generation;
+			iv.sequence = v->sequence;
+			iv.jblock = v->jblock;
+			iv.offset = k * isz;
+			iv.escaped = v->escaped;
+			iv.secrm = !!(d->inode->i_flags & EXT2_SECRM_FL);
+			iv.map_crc = map_crc(d->inode);
+			err = add_version(d, &iv);
+			if (err)
+				return err;
+		}
+	}
+	qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
+	return 0;
+}
+
+/* The inventory file of an identity, or -1. */
+static long find_file(struct e2sr_ctx *ctx, ext2_ino_t ino, __u32 gen)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->inv.count; i++)
+		if (ctx->inv.files[i].ino == ino &&
+		    ctx->inv.files[i].generation == gen)
+			return (long)i;
+	return -1;
+}
+
+/*
+ * An identity that is secure-delete only in the journal: the record is
+ * free without the flag, or belongs to another file (new generation),
+ * or to this file with the flag since removed.
+ */
+static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
+			      long *idx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct ext2_inode_large *live;
+	struct e2sr_file *file;
+	int isz = EXT2_INODE_SIZE(fs->super);
+	errcode_t err;
+
+	err = e2sr_inventory_add(&ctx->inv, &file);
+	if (err)
+		return err;
+	*idx = (long)(ctx->inv.count - 1);
+	file->ino = iv->ino;
+	file->generation = iv->generation;
+	file->state = E2SR_STATE_HISTORIC;
+
+	err = ext2fs_get_memzero(isz > (int)sizeof(*live) ? isz :
+				 (int)sizeof(*live), &live);
+	if (err)
+		return err;
+	err = ext2fs_read_inode_full(fs, iv->ino, (struct ext2_inode *)live,
+				     isz);
+	if (err == EXT2_ET_INODE_CSUM_INVALID)
+		err = 0;
+	if (!err && live->i_generation == iv->generation &&
+	    ext2fs_test_inode_bitmap2(fs->inode_map, iv->ino) &&
+	    live->i_links_count) {
+		/* The same file, alive, flag removed: its map is not ours. */
+		file->state = E2SR_STATE_LIVE;
+		file->mode = live->i_mode;
+		file->links = live->i_links_count;
+		file->flags = live->i_flags;
+		file->size = EXT2_I_SIZE(live);
+		err = e2sr_file_map(ctx, file, live);
+	}
+	ext2fs_free_mem(&live);
+	return err;
+}
+
+/* Map one historic record and fold its extents into the file. */
+static errcode_t map_version(struct discover *d, size_t fidx,
+			     const struct iversion *iv)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	struct e2sr_file tmp, *file;
+	size_t i, n;
+	errcode_t err;
+
+	err = read_copy(d, iv->jblock, iv->escaped);
+	if (err)
+		return err;
+	if (load_record(d, iv->ino, iv->offset))
+		return 0;
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.ino = iv->ino;
+	tmp.generation = iv->generation;
+	tmp.state = E2SR_STATE_DELETED;	/* trust only what is free */
+	err = e2sr_file_map(ctx, &tmp, d->inode);
+	if (err) {
+		e2sr_file_free(&tmp);
+		return err;
+	}
+	file = &ctx->inv.files[fidx];
+	file->versions_mapped++;
+	n = file->map_count + tmp.map_count;
+	if (tmp.map_count && n > file->map_alloc) {
+		struct e2sr_extent *m = realloc(file->map, n * sizeof(*m));
+
+		if (!m) {
+			e2sr_file_free(&tmp);
+			return EXT2_ET_NO_MEMORY;
+		}
+		file->map = m;
+		file->map_alloc = n;
+	}
+	for (i = 0; i < tmp.map_count; i++) {
+		tmp.map[i].historic = 1;
+		file->map[file->map_count++] = tmp.map[i];
+	}
+	if (tmp.map_count) {
+		file->map_status |= E2SR_MAP_JOURNAL;
+		file->map_status &= ~E2SR_MAP_EMPTY;
+		file->free_blocks += tmp.free_blocks;
+	}
+	/* A live file's old map is in use again by itself: no news. */
+	if (file->state != E2SR_STATE_LIVE) {
+		file->map_status |= tmp.map_status &
+				    (E2SR_MAP_DAMAGED | E2SR_MAP_REUSED);
+		if (!file->map_error)
+			file->map_error = tmp.map_error;
+	}
+	e2sr_file_free(&tmp);
+	return 0;
+}
+
+static errcode_t add_jcopy(struct e2sr_inventory *inv,
+			   const struct iversion *iv)
+{
+	if (inv->jcopy_count == inv->jcopy_alloc) {
+		size_t na = inv->jcopy_alloc ? inv->jcopy_alloc * 2 : 64;
+		struct e2sr_jcopy *n = realloc(inv->jcopies,
+					       na * sizeof(*n));
+
+		if (!n)
+			return EXT2_ET_NO_MEMORY;
+		inv->jcopies = n;
+		inv->jcopy_alloc = na;
+	}
+	inv->jcopies[inv->jcopy_count].jblock = iv->jblock;
+	inv->jcopies[inv->jcopy_count].ino = iv->ino;
+	inv->jcopy_count++;
+	return 0;
+}
+
+/* One identity: versions [first, end) of d->v, same ino and generation. */
+static errcode_t take_identity(struct discover *d, size_t first, size_t end)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	const struct iversion *iv = &d->v[first];
+	int secrm = 0;
+	long idx;
+	size_t i;
+	errcode_t err;
+
+	idx = find_file(ctx, iv->ino, iv->generation);
+	for (i = first; i < end; i++)
+		secrm |= d->v[i].secrm;
+	if (!secrm && idx < 0)
+		return 0;	/* never secure-delete */
+	if (idx < 0) {
+		err = add_identity(ctx, iv, &idx);
+		if (err)
+			return err;
+	}
+	ctx->inv.files[idx].versions += end - first;
+	for (i = first; i < end; i++) {
+		/* The copy holding it is a residue too. */
+		err = add_jcopy(&ctx->inv, &d->v[i]);
+		if (err)
+			return err;
+		/* Versions with the same map: read it once. */
+		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc)
+			continue;
+		err = map_version(d, (size_t)idx, &d->v[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct discover d;
+	size_t i, first;
+	errcode_t err;
+
+	if (!ctx->journal)
+		return 0;
+	if (!ctx->have_history) {
+		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
+		if (err)
+			return err;
+		ctx->have_history = 1;
+	}
+	memset(&d, 0, sizeof(d));
+	d.ctx = ctx;
+	d.isize = EXT2_INODE_SIZE(fs->super);
+	if (d.isize < sizeof(struct ext2_inode_large))
+		d.isize = sizeof(struct ext2_inode_large);
+	err = ext2fs_get_mem(fs->blocksize, &d.block);
+	if (!err)
+		err = ext2fs_get_memzero(d.isize, &d.inode);
+	if (!err)
+		err = collect_versions(&d);
+	for (first = 0; !err && first < d.n; first = i) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		for (i = first + 1; i < d.n &&
+		     d.v[i].ino == d.v[first].ino &&
+		     d.v[i].generation == d.v[first].generation; i++)
+			;
+		err = take_identity(&d, first, i);
+	}
+	free(d.v);
+	ext2fs_free_mem(&d.block);
+	ext2fs_free_mem(&d.inode);
+	return err;
+}

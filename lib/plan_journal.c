@@ -1,0 +1,319 @@
+/*
+ * plan_journal.c --- which journal blocks hold residues of secure-delete
+ * files.
+ *
+ * Owns the journal part of the plan: every journal block that holds a
+ * copy of a secure-delete record (found by discover.c), a copy of any
+ * block of such a file's maps, live or historic (data with data=journal,
+ * extent, indirect and EA blocks), a copy of a directory block that names
+ * such an inode, live entry or removed, and every fast-commit block with
+ * such an inode or name.  Stale journal blocks are nobody's data once the
+ * journal is empty, so the tests for names are generous: a false match
+ * costs a stale block, a missed one leaves a name.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+#include "fast_commit.h"
+
+struct jplan {
+	struct e2sr_ctx		*ctx;
+	ext2_ino_t		*inos;		/* secure-delete, sorted */
+	size_t			ninos;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
+{
+	return ino && bsearch(&ino, p->inos, p->ninos, sizeof(*p->inos),
+			      cmp_u32) != NULL;
+}
+
+static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock)
+{
+	if (plan->journal_count == plan->journal_alloc) {
+		size_t na = plan->journal_alloc ? plan->journal_alloc * 2 : 64;
+		__u32 *n = realloc(plan->journal, na * sizeof(*n));
+
+		if (!n)
+			return EXT2_ET_NO_MEMORY;
+		plan->journal = n;
+		plan->journal_alloc = na;
+	}
+	plan->journal[plan->journal_count++] = jblock;
+	return 0;
+}
+
+/* Copies of every block any map of a secure-delete file names. */
+static errcode_t plan_map_copies(struct jplan *p)
+{
+	struct e2sr_ctx *ctx = p->ctx;
+	const struct e2sr_version *v;
+	size_t i, j, k, n;
+	blk64_t b;
+	errcode_t err;
+
+	for (i = 0; i < ctx->inv.count; i++) {
+		const struct e2sr_file *f = &ctx->inv.files[i];
+
+		if (f->state == E2SR_STATE_ORPHAN ||
+		    f->state == E2SR_STATE_UNCLEAR)
+			continue;
+		for (j = 0; j < f->map_count; j++) {
+			const struct e2sr_extent *e = &f->map[j];
+
+			for (b = e->pblk; b < e->pblk + e->len; b++) {
+				v = e2sr_history_versions(&ctx->history, b,
+							  &n);
+				for (k = 0; k < n; k++) {
+					err = plan_jblock(&ctx->plan,
+							  v[k].jblock);
+					if (err)
+						return err;
+					ctx->plan.journal_maps++;
+				}
+			}
+		}
+	}
+	return 0;
+}
+
+static __u32 le32(const unsigned char *p)
+{
+	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
+	       ((__u32)p[3] << 24);
+}
+
+/*
+ * Whether a block reads as directory entries naming a secure-delete
+ * inode anywhere in it, removed entries and slack included: any aligned
+ * header whose inode is one of them and whose lengths fit.
+ */
+static int names_secure_inode(const struct jplan *p, const unsigned char *b,
+			      unsigned int bs)
+{
+	unsigned int off, rec_len, name_len;
+
+	for (off = 0; off + 8 < bs; off += 4) {
+		if (!is_secure_ino(p, le32(b + off)))
+			continue;
+		rec_len = b[off + 4] | (b[off + 5] << 8);
+		name_len = b[off + 6];
+		if (!name_len || rec_len < 12 || (rec_len & 3) ||
+		    8 + name_len > rec_len || off + 8 + name_len > bs)
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+static errcode_t plan_dir_copies(struct jplan *p)
+{
+	struct e2sr_ctx *ctx = p->ctx;
+	const struct e2sr_history *h = &ctx->history;
+	unsigned int bs = ctx->journal->blocksize;
+	const unsigned char *b;
+	size_t i;
+	errcode_t err;
+
+	for (i = 0; i < h->n; i++) {
+		const struct e2sr_version *v = &h->v[i];
+
+		/* Layout blocks are never directories. */
+		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_FREE &&
+		    v->kind != E2SR_JK_UNKNOWN)
+			continue;
+		err = e2sr_journal_block(ctx->journal, v->jblock, &b);
+		if (err)
+			return err;
+		if (!names_secure_inode(p, b, bs))
+			continue;
+		err = plan_jblock(&ctx->plan, v->jblock);
+		if (err)
+			return err;
+		ctx->plan.journal_names++;
+	}
+	return 0;
+}
+
+struct fc_plan {
+	struct jplan	*p;
+	int		hit;
+};
+
+static errcode_t fc_rec(void *priv, const struct e2sr_fc_rec *rec)
+{
+	struct fc_plan *f = priv;
+
+	if (is_secure_ino(f->p, rec->ino))
+		f->hit = 1;
+	return 0;
+}
+
+static errcode_t plan_fc_blocks(struct jplan *p)
+{
+	struct e2sr_ctx *ctx = p->ctx;
+	struct e2sr_fcwalk fc;
+	struct fc_plan f;
+	const unsigned char *b;
+	__u32 pos;
+	errcode_t err;
+
+	/* The walk says where the area is; each block is judged whole. */
+	err = e2sr_fc_walk(ctx->journal, &fc);
+	if (err)
+		return err;
+	f.p = p;
+	for (pos = fc.first; pos < fc.end; pos++) {
+		err = e2sr_journal_block(ctx->journal, pos, &b);
+		if (err)
+			break;
+		f.hit = 0;
+		err = e2sr_fc_parse_block(b, ctx->journal->blocksize, pos,
+					  fc_rec, &f);
+		if (err)
+			break;
+		if (!f.hit)
+			continue;
+		err = plan_jblock(&ctx->plan, pos);
+		if (err)
+			break;
+		ctx->plan.journal_fc++;
+	}
+	e2sr_fc_walk_free(&fc);
+	return err;
+}
+
+static void sort_unique(struct e2sr_plan *plan, const struct e2sr_jsb *jsb)
+{
+	size_t i, n = 0;
+
+	qsort(plan->journal, plan->journal_count, sizeof(*plan->journal),
+	      cmp_u32);
+	for (i = 0; i < plan->journal_count; i++) {
+		__u32 jb = plan->journal[i];
+
+		if (jb < jsb->first || jb >= jsb->maxlen)
+			continue;
+		if (n && plan->journal[n - 1] == jb)
+			continue;
+		plan->journal[n++] = jb;
+	}
+	plan->journal_count = n;
+}
+
+static int cmp_walk_jblock(const void *key, const void *elem)
+{
+	__u32 jb = *(const __u32 *)key;
+	const struct e2sr_jblock *b = elem;
+
+	return jb < b->jblock ? -1 : jb > b->jblock;
+}
+
+static int all_zero(const unsigned char *b, unsigned int len)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The descriptor of every planned copy goes too: once it is gone the
+ * copy is nobody's, so a second run, whatever the copy now holds (zeros
+ * or random bytes), finds nothing to attribute.  Blocks already all
+ * zero are not written again.
+ */
+static errcode_t settle(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	const struct e2sr_jwalk *w = &ctx->history.walk;
+	const struct e2sr_jsb *jsb = &ctx->journal->jsb;
+	const struct e2sr_jblock *b;
+	const unsigned char *data;
+	size_t i, n, planned;
+	errcode_t err;
+
+	sort_unique(plan, jsb);
+	planned = plan->journal_count;
+	for (i = 0; i < planned; i++) {
+		b = bsearch(&plan->journal[i], w->blocks, w->nblocks,
+			    sizeof(*w->blocks), cmp_walk_jblock);
+		if (!b)
+			continue;
+		err = plan_jblock(plan, b->desc);
+		if (err)
+			return err;
+	}
+	sort_unique(plan, jsb);
+	for (i = n = 0; i < plan->journal_count; i++) {
+		err = e2sr_journal_block(ctx->journal, plan->journal[i],
+					 &data);
+		if (err)
+			return err;
+		if (all_zero(data, ctx->journal->blocksize))
+			continue;
+		plan->journal[n++] = plan->journal[i];
+	}
+	plan->journal_count = n;
+	return 0;
+}
+
+errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	struct jplan p;
+	size_t i, n = 0;
+	errcode_t err;
+
+	plan->journal_count = 0;
+	if (!ctx->journal || !ctx->have_history)
+		return 0;
+	memset(&p, 0, sizeof(p));
+	p.ctx = ctx;
+	if (ctx->inv.count) {
+		p.inos = malloc(ctx->inv.count * sizeof(*p.inos));
+		if (!p.inos)
+			return EXT2_ET_NO_MEMORY;
+	}
+	for (i = 0; i < ctx->inv.count; i++) {
+		const struct e2sr_file *f = &ctx->inv.files[i];
+
+		if (f->state != E2SR_STATE_ORPHAN &&
+		    f->state != E2SR_STATE_UNCLEAR)
+			p.inos[n++] = f->ino;
+	}
+	qsort(p.inos, n, sizeof(*p.inos), cmp_u32);
+	p.ninos = n;
+
+	err = 0;
+	for (i = 0; !err && i < ctx->inv.jcopy_count; i++) {
+		if (!is_secure_ino(&p, ctx->inv.jcopies[i].ino))
+			continue;	/* left to e2fsck with its file */
+		err = plan_jblock(plan, ctx->inv.jcopies[i].jblock);
+		plan->journal_records++;
+	}
+	if (!err && n)
+		err = plan_map_copies(&p);
+	if (!err && n)
+		err = plan_dir_copies(&p);
+	if (!err && n)
+		err = plan_fc_blocks(&p);
+	free(p.inos);
+	if (err)
+		return err;
+	return settle(ctx);
+}
