@@ -6,9 +6,11 @@
  * with its inode number.  libext2fs' directory iteration with
  * DIRENT_FLAG_INCLUDE_REMOVED finds such entries; one that names an inode
  * of the inventory has its name bytes, inode, name length and type zeroed
- * and the block is written back by the library, checksum included.  Live
- * entries are never touched, and neither are htree index blocks, whose
- * bytes would parse as removed entries.
+ * and the block is written back by the library, checksum included.  An
+ * entry whose inode field is zero (the first of a block) is wiped when a
+ * journal copy gives its name to an inventory inode.  Live entries are
+ * never touched, and neither are htree index blocks, whose bytes would
+ * parse as removed entries.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -31,6 +33,8 @@ struct name_walk {
 	int			write;		/* zero them, or only count */
 	int			htree;		/* directory has an index */
 	size_t			found;
+	__u32			*jnames;	/* names journal copies */
+	size_t			jname_count;	/* give the inventory */
 };
 
 static int cmp_ino(const void *a, const void *b)
@@ -44,10 +48,14 @@ static int cmp_ino(const void *a, const void *b)
 static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 {
 	size_t i;
+	errcode_t err;
 
 	w->count = ctx->inv.count;
 	if (!w->count)
 		return 0;
+	err = e2sr_journal_names(ctx, &w->jnames, &w->jname_count);
+	if (err)
+		return err;
 	w->inos = malloc(w->count * sizeof(*w->inos));
 	if (!w->inos)
 		return EXT2_ET_NO_MEMORY;
@@ -98,8 +106,22 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	struct e2sr_file *file;
 	int len;
 
-	if (!dirent->inode)
-		return 0;
+	if (!dirent->inode) {
+		/* Whose it was only a journal copy can say. */
+		len = ext2fs_dirent_name_len(dirent);
+		if (!len || offset + 8 + len > blocksize ||
+		    is_index_block(w, buf, blocksize) ||
+		    !e2sr_name_in(w->jnames, w->jname_count, dirent->name,
+				  len))
+			return 0;
+		w->found++;
+		if (!w->write)
+			return 0;
+		memset(dirent->name, 0, len);
+		ext2fs_dirent_set_name_len(dirent, 0);
+		ext2fs_dirent_set_file_type(dirent, 0);
+		return DIRENT_CHANGED;
+	}
 	key.ino = dirent->inode;
 	ref = bsearch(&key, w->inos, w->count, sizeof(*w->inos), cmp_ino);
 	if (!ref)
@@ -203,6 +225,7 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 	}
 	plan->name_count = w.found;
 	free(w.inos);
+	free(w.jnames);
 	return err;
 }
 
@@ -236,5 +259,6 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 	}
 	ctx->stats.names_wiped = w.found;
 	free(w.inos);
+	free(w.jnames);
 	return err;
 }

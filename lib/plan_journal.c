@@ -118,6 +118,101 @@ static int names_secure_inode(const struct jplan *p, const unsigned char *b,
 	return 0;
 }
 
+static __u32 name_hash(const unsigned char *name, unsigned int len)
+{
+	return ext2fs_crc32c_le(len, name, len);
+}
+
+static errcode_t add_hash(__u32 **set, size_t *n, size_t *alloc, __u32 h)
+{
+	if (*n == *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 64;
+		__u32 *v = realloc(*set, na * sizeof(*v));
+
+		if (!v)
+			return EXT2_ET_NO_MEMORY;
+		*set = v;
+		*alloc = na;
+	}
+	(*set)[(*n)++] = h;
+	return 0;
+}
+
+/*
+ * The names journal copies of directory blocks give to the inventory's
+ * inodes, as hashes.  A removed entry in a live directory whose inode
+ * field is zero (the first of a block, or of an inline directory) says
+ * nothing of whose it was; the same name next to a secure-delete inode
+ * number in a copy does.
+ */
+errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
+			     size_t *count)
+{
+	const struct e2sr_history *h = &ctx->history;
+	ext2_ino_t *inos = NULL;
+	const unsigned char *b;
+	unsigned int bs, off, rec_len, name_len;
+	size_t i, n = 0, alloc = 0;
+	struct jplan p;
+	errcode_t err = 0;
+
+	*hashes = NULL;
+	*count = 0;
+	if (!ctx->journal || !ctx->have_history || !ctx->inv.count)
+		return 0;
+	bs = ctx->journal->blocksize;
+	inos = malloc(ctx->inv.count * sizeof(*inos));
+	if (!inos)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; i < ctx->inv.count; i++)
+		inos[i] = ctx->inv.files[i].ino;
+	qsort(inos, ctx->inv.count, sizeof(*inos), cmp_u32);
+	memset(&p, 0, sizeof(p));
+	p.ctx = ctx;
+	p.inos = inos;
+	p.ninos = ctx->inv.count;
+	for (i = 0; !err && i < h->n; i++) {
+		const struct e2sr_version *v = &h->v[i];
+
+		/* Inline directories keep their entries in the record. */
+		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_FREE &&
+		    v->kind != E2SR_JK_UNKNOWN && v->kind != E2SR_JK_ITABLE)
+			continue;
+		err = e2sr_journal_block(ctx->journal, v->jblock, &b);
+		if (err)
+			break;
+		for (off = 0; !err && off + 8 < bs; off += 4) {
+			if (!is_secure_ino(&p, le32(b + off)))
+				continue;
+			rec_len = b[off + 4] | (b[off + 5] << 8);
+			name_len = b[off + 6];
+			if (!name_len || rec_len < 12 || (rec_len & 3) ||
+			    8 + name_len > rec_len || off + 8 + name_len > bs)
+				continue;
+			err = add_hash(hashes, &n, &alloc,
+				       name_hash(b + off + 8, name_len));
+		}
+	}
+	free(inos);
+	if (err) {
+		free(*hashes);
+		*hashes = NULL;
+		return err;
+	}
+	qsort(*hashes, n, sizeof(**hashes), cmp_u32);
+	*count = n;
+	return 0;
+}
+
+int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
+		 unsigned int len)
+{
+	__u32 h = name_hash((const unsigned char *)name, len);
+
+	return count && bsearch(&h, hashes, count, sizeof(*hashes),
+				cmp_u32) != NULL;
+}
+
 static errcode_t plan_dir_copies(struct jplan *p)
 {
 	struct e2sr_ctx *ctx = p->ctx;
