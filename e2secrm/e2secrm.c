@@ -42,7 +42,7 @@ static void usage_to(FILE *f, int status)
 		"\t-y\t\tassume yes to all questions\n"
 		"\t-C fd\t\twrite progress to file descriptor fd\n"
 		"\t-j journal\tthe filesystem's external journal device\n"
-		"\t-m method\tzero (default) or random\n"
+		"\t-m method\tzero (default), random, discard or secdiscard\n"
 		"\t--journal-map\tlist every journal copy and what it is "
 		"(implies -n)\n"
 		"\t-V\t\tprint version and exit\n",
@@ -72,6 +72,10 @@ static int parse_method(const char *arg, enum e2sr_method *method)
 		*method = E2SR_METHOD_ZERO;
 	else if (!strcmp(arg, "random"))
 		*method = E2SR_METHOD_RANDOM;
+	else if (!strcmp(arg, "discard"))
+		*method = E2SR_METHOD_DISCARD;
+	else if (!strcmp(arg, "secdiscard"))
+		*method = E2SR_METHOD_SECDISCARD;
 	else
 		return -1;
 	return 0;

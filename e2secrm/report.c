@@ -205,6 +205,17 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       st->inodes_scrubbed);
 	print_blocks("stale journal copies", st->journal_wiped, bs);
+	if (ctx->method == E2SR_METHOD_DISCARD ||
+	    ctx->method == E2SR_METHOD_SECDISCARD)
+		printf("%s: %" PRIu64 " blocks discarded, %" PRIu64 " zeroed "
+		       "by the device, %lu runs written as zeros (no "
+		       "discard that reads back zeros)\n", o->device,
+		       (uint64_t)st->discarded, (uint64_t)st->zeroed_out,
+		       st->discard_fallback);
+	if (ctx->method == E2SR_METHOD_SECDISCARD && st->secdiscard_fallback)
+		printf("%s: secure discard unavailable for %lu runs (not a "
+		       "block device, or not supported): discarded or zeroed instead\n",
+		       o->device, st->secdiscard_fallback);
 	if (err == E2SR_ERR_CANCELLED)
 		printf("%s: cancelled at a safe point; run e2secrm again to "
 		       "finish\n", o->device);

@@ -9,6 +9,7 @@
  * License, version 2.
  */
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "e2secrm.h"
@@ -43,6 +44,8 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	e2sr_history_free(&ctx->history);
 	e2sr_journal_close(ctx->journal);
 	e2sr_journal_recovery_free(&ctx->recovery);
+	if (ctx->sec_fd > 0)
+		close(ctx->sec_fd);
 	free(ctx->wbuf);
 	free(ctx->device);
 	free(ctx);

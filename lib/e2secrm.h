@@ -31,6 +31,8 @@
 enum e2sr_method {
 	E2SR_METHOD_ZERO = 0,
 	E2SR_METHOD_RANDOM,
+	E2SR_METHOD_DISCARD,	/* discard where it reads back zeros */
+	E2SR_METHOD_SECDISCARD,	/* BLKSECDISCARD, then as discard */
 };
 
 /* What a file is now, as far as the live inode table tells. */
@@ -149,6 +151,10 @@ struct e2sr_stats {
 	size_t		names_wiped;
 	size_t		journal_wiped;
 	unsigned long	write_calls;
+	blk64_t		discarded;	/* blocks discarded, zeros after */
+	blk64_t		zeroed_out;	/* zeroed by the device */
+	unsigned long	discard_fallback; /* runs written as zeros */
+	unsigned long	secdiscard_fallback; /* runs without BLKSECDISCARD */
 };
 
 enum e2sr_stage {
@@ -184,6 +190,7 @@ struct e2sr_ctx {
 
 	unsigned char		*wbuf;		/* one write's worth */
 	size_t			wbuf_blocks;
+	int			sec_fd;		/* for BLKSECDISCARD; -1: none */
 
 	/* The journal, and what recovering it did or would do. */
 	const char		*ext_journal;	/* -j: external journal */

@@ -12,9 +12,14 @@
  * License, version 2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 #include "e2secrm.h"
 
@@ -72,6 +77,80 @@ static errcode_t wbuf_get(struct e2sr_ctx *ctx)
 	return ctx->wbuf ? 0 : EXT2_ET_NO_MEMORY;
 }
 
+/*
+ * BLKSECDISCARD, on the filesystem's own block device only: the channel
+ * keeps its descriptor private, so one of ours, opened once.
+ */
+static int secdiscard(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
+		      blk64_t n)
+{
+	__u64 range[2];
+	struct stat st;
+
+	if (io != ctx->fs->io && (!ctx->journal || ctx->journal->external))
+		return -1;
+	if (ctx->sec_fd < 0)
+		return -1;
+	if (!ctx->sec_fd) {
+		ctx->sec_fd = -1;
+		if (stat(ctx->device, &st) || !S_ISBLK(st.st_mode))
+			return -1;
+		ctx->sec_fd = open(ctx->device, O_RDWR | O_CLOEXEC);
+		if (ctx->sec_fd < 0)
+			return -1;
+	}
+	range[0] = blk * ctx->fs->blocksize;
+	range[1] = n * ctx->fs->blocksize;
+	return ioctl(ctx->sec_fd, BLKSECDISCARD, range);
+}
+
+/*
+ * Put one run out by the method asked for.  Discard is used only where
+ * the channel says discarded blocks read back as zeros (a hole punched
+ * in an image file, a device that promises it); elsewhere the device is
+ * asked to zero the range, and failing that zeros are written.  Either
+ * way the blocks read back as zeros afterwards.
+ */
+static errcode_t put_run(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
+			 blk64_t n)
+{
+	size_t bs = ctx->fs->blocksize;
+	errcode_t err;
+
+	switch (ctx->method) {
+	case E2SR_METHOD_RANDOM:
+		/* Fresh bytes for every write, never a reused buffer. */
+		err = fill_random(ctx->wbuf, n * bs);
+		if (err)
+			return err;
+		break;
+	case E2SR_METHOD_SECDISCARD:
+		if (secdiscard(ctx, io, blk, n))
+			ctx->stats.secdiscard_fallback++;
+		/* A secure discard promises erasure, not zeros: go on. */
+		/* fall through */
+	case E2SR_METHOD_DISCARD:
+		if (io_channel_discard_zeroes_data(io)) {
+			err = io_channel_discard(io, blk, n);
+			if (!err) {
+				ctx->stats.discarded += n;
+				return 0;
+			}
+		}
+		err = io_channel_zeroout(io, blk, n);
+		if (!err) {
+			ctx->stats.zeroed_out += n;
+			return 0;
+		}
+		ctx->stats.discard_fallback++;
+		break;
+	default:
+		break;
+	}
+	ctx->stats.write_calls++;
+	return io_channel_write_blk64(io, blk, n, ctx->wbuf);
+}
+
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 {
 	ext2_filsys fs = ctx->fs;
@@ -86,16 +165,9 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 		return err;
 	while (count) {
 		n = count < ctx->wbuf_blocks ? count : ctx->wbuf_blocks;
-		if (ctx->method == E2SR_METHOD_RANDOM) {
-			/* Fresh bytes for every write, never a reused buffer. */
-			err = fill_random(ctx->wbuf, n * fs->blocksize);
-			if (err)
-				return err;
-		}
-		err = io_channel_write_blk64(fs->io, blk, n, ctx->wbuf);
+		err = put_run(ctx, fs->io, blk, n);
 		if (err)
 			return err;
-		ctx->stats.write_calls++;
 		blk += n;
 		count -= n;
 	}
@@ -227,15 +299,9 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 		err = e2sr_wipe_journal_check(ctx, first, n);
 		if (err)
 			return err;
-		if (ctx->method == E2SR_METHOD_RANDOM) {
-			err = fill_random(ctx->wbuf, n * j->blocksize);
-			if (err)
-				return err;
-		}
-		err = io_channel_write_blk64(j->io, phys, n, ctx->wbuf);
+		err = put_run(ctx, j->io, phys, n);
 		if (err)
 			return err;
-		ctx->stats.write_calls++;
 		j->win_count = 0;	/* the window held what is gone */
 		*done += n;
 		i += n;

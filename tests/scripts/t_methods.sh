@@ -1,0 +1,70 @@
+# t_methods.sh --- every wipe method (-m zero, random, discard,
+# secdiscard) on an image file and, where loop devices are available, on
+# a block device: the secret is gone, the filesystem clean, a second run
+# finds nothing, and the report says how discard was done.
+. "$(dirname "$0")/../lib.sh"
+
+# A deleted +s file whose map debugfs' kill_file leaves in the record.
+build() {
+	mkimg "$1" 16M -t ext4
+	canary "$T/secret" "METHOD-SECRET-$$" 60000
+	canary "$T/keep" "METHOD-KEEP-$$" 20000
+	printf 'write %s s.bin\nwrite %s keep.bin\n' "$T/secret" "$T/keep" |
+		dfs "$1"
+	fl=$(debugfs -R "stat s.bin" "$1" 2>/dev/null |
+		sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')
+	printf 'set_inode_field s.bin flags 0x%x\nrm s.bin\n' $((fl | 1)) |
+		dfs "$1"
+}
+
+method_case() {
+	name=$1 m=$2 dev=$3 img=$4
+	run_e2secrm -y -m "$m" "$dev"
+	if [ "$rc" != 1 ]; then
+		fail "$name: wipe exits 1" "rc=$rc $err"
+		return
+	fi
+	pass "$name: wipe exits 1"
+	case $m in
+	discard|secdiscard)
+		echo "$out" | grep -q "blocks discarded, .* zeroed by the device" &&
+			pass "$name: report says how discard was done" ||
+			fail "$name: report says how discard was done" "$out"
+		;;
+	esac
+	[ "$(count "METHOD-SECRET-$$" "$img")" = 0 ] &&
+		pass "$name: no secret left" ||
+		fail "$name: no secret left" "still in the image"
+	[ "$(count "METHOD-KEEP-$$" "$img")" -gt 0 ] &&
+		pass "$name: live file kept" ||
+		fail "$name: live file kept" "keep token gone"
+	e2fsck -fn "$dev" >/dev/null 2>&1 && pass "$name: e2fsck -fn clean" ||
+		fail "$name: e2fsck -fn clean" "not clean"
+	run_e2secrm -y -m "$m" "$dev"
+	[ "$rc" = 0 ] && pass "$name: second run finds nothing" ||
+		fail "$name: second run finds nothing" "rc=$rc $out"
+}
+
+for m in zero random discard secdiscard; do
+	build "$T/m.img"
+	method_case "method $m, image file" "$m" "$T/m.img" "$T/m.img"
+done
+
+if why=$(can_loop_mount); then
+	for m in discard secdiscard; do
+		build "$T/b.img"
+		loop=$(losetup -f --show "$T/b.img") || {
+			fail "method $m, block device" "losetup failed"
+			continue
+		}
+		method_case "method $m, block device" "$m" "$loop" "$T/b.img"
+		losetup -d "$loop"
+	done
+else
+	skip "method discard, block device" "$why"
+	skip "method secdiscard, block device" "$why"
+fi
+
+run_e2secrm -m shred "$T/m.img"
+[ "$rc" = 16 ] && pass "method: unknown method is a usage error" ||
+	fail "method: unknown method is a usage error" "rc=$rc"
