@@ -159,7 +159,8 @@ static errcode_t collect_versions(struct discover *d)
 				return err;
 		}
 	}
-	qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
+	if (d->n)
+		qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
 	return 0;
 }
 

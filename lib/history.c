@@ -237,6 +237,8 @@ static void attach_commit_times(struct e2sr_history *h)
 	struct e2sr_jcommit_rec key, *c;
 	size_t i;
 
+	if (!w->ncommits)
+		return;
 	qsort(w->commits, w->ncommits, sizeof(*w->commits), cmp_commit);
 	for (i = 0; i < h->n; i++) {
 		if (!h->v[i].committed)
@@ -279,7 +281,8 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 		v->committed = b->committed;
 		v->escaped = !!(b->flags & E2SR_JBD2_FLAG_ESCAPE);
 	}
-	qsort(h->v, h->n, sizeof(*h->v), cmp_version);
+	if (h->n)
+		qsort(h->v, h->n, sizeof(*h->v), cmp_version);
 	attach_commit_times(h);
 	label_layout(fs, h);
 	if ((flags & E2SR_HISTORY_OWNERS) && fs->inode_map) {

@@ -36,8 +36,9 @@ static int cmp_u32(const void *a, const void *b)
 
 static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
 {
-	return ino && bsearch(&ino, p->inos, p->ninos, sizeof(*p->inos),
-			      cmp_u32) != NULL;
+	return ino && p->ninos &&
+	       bsearch(&ino, p->inos, p->ninos, sizeof(*p->inos),
+		       cmp_u32) != NULL;
 }
 
 static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock)
@@ -199,7 +200,8 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 		*hashes = NULL;
 		return err;
 	}
-	qsort(*hashes, n, sizeof(**hashes), cmp_u32);
+	if (n)
+		qsort(*hashes, n, sizeof(**hashes), cmp_u32);
 	*count = n;
 	return 0;
 }
@@ -294,6 +296,8 @@ static void sort_unique(struct e2sr_plan *plan, const struct e2sr_jsb *jsb)
 {
 	size_t i, n = 0;
 
+	if (!plan->journal_count)
+		return;
 	qsort(plan->journal, plan->journal_count, sizeof(*plan->journal),
 	      cmp_u32);
 	for (i = 0; i < plan->journal_count; i++) {
@@ -345,6 +349,8 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	sort_unique(plan, jsb);
 	planned = plan->journal_count;
 	for (i = 0; i < planned; i++) {
+		if (!w->nblocks)
+			break;
 		b = bsearch(&plan->journal[i], w->blocks, w->nblocks,
 			    sizeof(*w->blocks), cmp_walk_jblock);
 		if (!b)
@@ -391,7 +397,8 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 		    f->state != E2SR_STATE_UNCLEAR)
 			p.inos[n++] = f->ino;
 	}
-	qsort(p.inos, n, sizeof(*p.inos), cmp_u32);
+	if (n)
+		qsort(p.inos, n, sizeof(*p.inos), cmp_u32);
 	p.ninos = n;
 
 	err = 0;
