@@ -28,6 +28,7 @@ struct cmd_opts {
 	enum e2sr_method	method;
 	const char		*ext_journal;
 	int			journal_map;
+	int			sanitize;	/* E2SR_FREE_* */
 };
 
 extern const char *program_name;

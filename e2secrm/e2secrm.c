@@ -45,6 +45,9 @@ static void usage_to(FILE *f, int status)
 		"\t-m method\tzero (default), random, discard or secdiscard\n"
 		"\t--journal-map\tlist every journal copy and what it is "
 		"(implies -n)\n"
+		"\t--all-free\twipe every free block as well\n"
+		"\t--all-free-if-lost\tthe same, only when a secure-delete "
+		"file's map is gone\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
 	exit(status);
@@ -86,6 +89,8 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 	static const struct option longopts[] = {
 		{ "method",	required_argument,	NULL, 'm' },
 		{ "journal-map", no_argument,		NULL, 'J' },
+		{ "all-free",	no_argument,		NULL, 'F' },
+		{ "all-free-if-lost", no_argument,	NULL, 'L' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -122,6 +127,12 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'j':
 			o->ext_journal = optarg;
+			break;
+		case 'F':
+			o->sanitize |= E2SR_FREE_ALL;
+			break;
+		case 'L':
+			o->sanitize |= E2SR_FREE_IF_LOST;
 			break;
 		case 'J':
 			o->journal_map = 1;
@@ -185,6 +196,7 @@ static int run(struct cmd_opts *o)
 	ctx->cancel = &cancel_requested;
 	ctx->method = o->method;
 	ctx->ext_journal = o->ext_journal;
+	ctx->sanitize = o->sanitize;
 	progress_setup(ctx, o);
 
 	if (o->dry_run)
@@ -218,7 +230,8 @@ static int run(struct cmd_opts *o)
 	report_inventory(ctx, o);
 
 	if (e2sr_plan_empty(&ctx->plan)) {
-		if (ctx->plan.left || ctx->plan.unrecoverable)
+		if (ctx->plan.left ||
+		    (ctx->plan.unrecoverable && !ctx->plan.free_all))
 			status |= E2SR_EXIT_LEFT;
 		report_plan(ctx, o);
 		goto out;
@@ -255,7 +268,8 @@ static int run(struct cmd_opts *o)
 		goto fail;
 	}
 	status |= E2SR_EXIT_WIPED;
-	if (ctx->plan.left || ctx->plan.unrecoverable)
+	if (ctx->plan.left ||
+	    (ctx->plan.unrecoverable && !ctx->plan.free_all))
 		status |= E2SR_EXIT_LEFT;
 out:
 	e2sr_ctx_free(ctx);

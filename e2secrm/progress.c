@@ -34,6 +34,8 @@ static const char *stage_label(enum e2sr_stage stage)
 		return "Wiping removed names";
 	case E2SR_STAGE_JOURNAL:
 		return "Wiping journal copies";
+	case E2SR_STAGE_FREE:
+		return "Wiping all free blocks";
 	}
 	return "";
 }

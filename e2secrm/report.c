@@ -183,6 +183,8 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       plan->inode_count);
 	print_blocks("stale journal copies", plan->journal_count, bs);
+	if (plan->free_all)
+		print_blocks("all free blocks", plan->free_count, bs);
 	if (o->verbose && plan->journal_count)
 		printf("    (%zu record copies, %zu map and data copies, "
 		       "%zu directory copies, %zu fast-commit blocks)\n",
@@ -205,6 +207,8 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       st->inodes_scrubbed);
 	print_blocks("stale journal copies", st->journal_wiped, bs);
+	if (ctx->plan.free_all)
+		print_blocks("all free blocks", st->free_wiped, bs);
 	if (ctx->method == E2SR_METHOD_DISCARD ||
 	    ctx->method == E2SR_METHOD_SECDISCARD)
 		printf("%s: %" PRIu64 " blocks discarded, %" PRIu64 " zeroed "
@@ -221,7 +225,8 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		       "finish\n", o->device);
 	if (ctx->plan.unrecoverable)
 		printf("%s: %zu secure-delete file%s had no block map left: "
-		       "wipe all free space to be sure\n", o->device,
-		       ctx->plan.unrecoverable,
-		       ctx->plan.unrecoverable == 1 ? "" : "s");
+		       "%s\n", o->device, ctx->plan.unrecoverable,
+		       ctx->plan.unrecoverable == 1 ? "" : "s",
+		       ctx->plan.free_all && !err ? "all free space was wiped" :
+		       "wipe all free space to be sure (--all-free-if-lost)");
 }

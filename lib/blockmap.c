@@ -436,8 +436,10 @@ errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 	}
 	if (!err)
 		err = map_ea_block(&w, inode);
+	/* A live empty file has no map to lose. */
 	if (!err && !file->map_count &&
-	    !(file->map_status & (E2SR_MAP_INLINE | E2SR_MAP_SYMLINK)))
+	    !(file->map_status & (E2SR_MAP_INLINE | E2SR_MAP_SYMLINK)) &&
+	    !(file->state == E2SR_STATE_LIVE && !EXT2_I_SIZE(ino)))
 		file->map_status |= E2SR_MAP_EMPTY;
 	return err;
 }

@@ -111,6 +111,11 @@ static __u32 map_crc(const struct ext2_inode_large *inode)
 			       sizeof(inode->i_flags));
 	crc = ext2fs_crc32c_le(crc, (const unsigned char *)&inode->i_blocks,
 			       sizeof(inode->i_blocks));
+	crc = ext2fs_crc32c_le(crc, (const unsigned char *)&inode->i_size,
+			       sizeof(inode->i_size));
+	crc = ext2fs_crc32c_le(crc,
+			       (const unsigned char *)&inode->i_size_high,
+			       sizeof(inode->i_size_high));
 	return ext2fs_crc32c_le(crc,
 				(const unsigned char *)&inode->i_file_acl,
 				sizeof(inode->i_file_acl));
@@ -246,6 +251,8 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	}
 	file = &ctx->inv.files[fidx];
 	file->versions_mapped++;
+	if (EXT2_I_SIZE(d->inode) || d->inode->i_blocks)
+		file->had_data = 1;
 	n = file->map_count + tmp.map_count;
 	if (tmp.map_count && n > file->map_alloc) {
 		struct e2sr_extent *m = realloc(file->map, n * sizeof(*m));
@@ -296,11 +303,35 @@ static errcode_t add_jcopy(struct e2sr_inventory *inv,
 	return 0;
 }
 
+/* Each version's copy is planned; each distinct map is read. */
+static errcode_t map_versions(struct discover *d, size_t first, size_t end,
+			      size_t idx)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	size_t i;
+	errcode_t err;
+
+	for (i = first; i < end; i++) {
+		/* The copy holding it is a residue too. */
+		err = add_jcopy(&ctx->inv, &d->v[i]);
+		if (err)
+			return err;
+		/* Versions with the same map: read it once. */
+		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc)
+			continue;
+		err = map_version(d, (size_t)idx, &d->v[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 /* One identity: versions [first, end) of d->v, same ino and generation. */
 static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 {
 	struct e2sr_ctx *ctx = d->ctx;
 	const struct iversion *iv = &d->v[first];
+	struct e2sr_file *file;
 	int secrm = 0;
 	long idx;
 	size_t i;
@@ -317,18 +348,16 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 			return err;
 	}
 	ctx->inv.files[idx].versions += end - first;
-	for (i = first; i < end; i++) {
-		/* The copy holding it is a residue too. */
-		err = add_jcopy(&ctx->inv, &d->v[i]);
-		if (err)
-			return err;
-		/* Versions with the same map: read it once. */
-		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc)
-			continue;
-		err = map_version(d, (size_t)idx, &d->v[i]);
-		if (err)
-			return err;
-	}
+	err = map_versions(d, first, end, (size_t)idx);
+	if (err)
+		return err;
+	/*
+	 * No version ever had data (an empty file): its map is not lost,
+	 * there never was one.
+	 */
+	file = &ctx->inv.files[idx];
+	if ((file->map_status & E2SR_MAP_EMPTY) && !file->had_data)
+		file->map_status &= ~E2SR_MAP_EMPTY;
 	return 0;
 }
 

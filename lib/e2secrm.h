@@ -23,6 +23,10 @@
 #define E2SR_VERSION		"0.1.0"
 #define E2SR_DATE		"3-Dec-2026"
 
+/* What to wipe besides the residues of secure-delete files. */
+#define E2SR_FREE_ALL		0x0001	/* every free block */
+#define E2SR_FREE_IF_LOST	0x0002	/* every free block, if a map is gone */
+
 /* Flags for e2sr_open() */
 #define E2SR_OPEN_RDONLY	0x0001	/* -n: never write */
 #define E2SR_OPEN_FORCE		0x0002	/* -f: accept a filesystem not clean */
@@ -88,6 +92,7 @@ struct e2sr_file {
 	blk64_t			free_blocks;	/* mapped and free now */
 	__u32			versions;	/* journal copies of the record */
 	__u32			versions_mapped; /* distinct maps among them */
+	int			had_data;	/* some version had size/blocks */
 };
 
 /* A journal block that holds a version of a secure-delete record. */
@@ -135,6 +140,8 @@ struct e2sr_plan {
 	size_t			journal_maps;	/* map, data and tree copies, */
 	size_t			journal_names;	/* directory copies, */
 	size_t			journal_fc;	/* fast-commit blocks */
+	int			free_all;	/* wipe every free block too */
+	blk64_t			free_count;	/* free blocks in the bitmap */
 };
 
 /* Whether the journal was recovered before the run. */
@@ -147,6 +154,7 @@ enum e2sr_recovered {
 struct e2sr_stats {
 	blk64_t		data_wiped;
 	blk64_t		meta_wiped;
+	blk64_t		free_wiped;
 	size_t		inodes_scrubbed;
 	size_t		names_wiped;
 	size_t		journal_wiped;
@@ -163,6 +171,7 @@ enum e2sr_stage {
 	E2SR_STAGE_SCRUB_INODES,
 	E2SR_STAGE_NAMES,
 	E2SR_STAGE_JOURNAL,
+	E2SR_STAGE_FREE,
 };
 
 typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
@@ -174,6 +183,7 @@ struct e2sr_ctx {
 	char			*device;
 	int			open_flags;
 	enum e2sr_method	method;
+	int			sanitize;	/* E2SR_FREE_* */
 	char			detail[160];	/* more about the last error */
 
 	struct e2sr_inventory	inv;
@@ -252,6 +262,7 @@ errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
 errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done);
+errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done);
 
 /* scrub.c */
 void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode);

@@ -61,6 +61,8 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 	if (ctx->open_flags & E2SR_OPEN_RDONLY)
 		return E2SR_ERR_READ_ONLY;
 	err = wipe_blocks(ctx);
+	if (!err && ctx->plan.free_all)
+		err = e2sr_wipe_free(ctx, &ctx->stats.free_wiped);
 	if (err)
 		return err;
 	err = scrub_inodes(ctx);

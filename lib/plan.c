@@ -31,7 +31,7 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 int e2sr_plan_empty(const struct e2sr_plan *plan)
 {
 	return !plan->data_count && !plan->meta_count && !plan->inode_count &&
-	       !plan->name_count && !plan->journal_count;
+	       !plan->name_count && !plan->journal_count && !plan->free_all;
 }
 
 static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
@@ -172,6 +172,16 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 		}
 		if (file->map_status & E2SR_MAP_EMPTY)
 			plan->unrecoverable++;
+	}
+	/* Free space the plan cannot narrow down: all of it, if asked. */
+	if ((ctx->sanitize & E2SR_FREE_ALL) ||
+	    ((ctx->sanitize & E2SR_FREE_IF_LOST) && plan->unrecoverable)) {
+		plan->free_all = 1;
+		plan->free_count = ext2fs_blocks_count(fs->super) -
+			fs->super->s_first_data_block -
+			e2sr_bitmap_count(fs->block_map,
+					  fs->super->s_first_data_block,
+					  ext2fs_blocks_count(fs->super) - 1);
 	}
 	plan->data_count = e2sr_bitmap_count(plan->data_blocks,
 				     fs->super->s_first_data_block,

@@ -313,3 +313,47 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 		memset(ctx->wbuf, 0, ctx->wbuf_blocks * ctx->fs->blocksize);
 	return io_channel_flush(j->io);
 }
+
+/*
+ * Every block the block bitmap calls free, in large runs: what is left
+ * when a secure-delete file's map is gone, or a whole disk's free space
+ * for disposal.  The residues of the plan come first; this pass only
+ * adds to them.
+ */
+errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block, end, n;
+	errcode_t err;
+
+	*done = 0;
+	err = wbuf_get(ctx);
+	if (err)
+		return err;
+	while (start <= last) {
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start,
+							 last, &start))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, start,
+							last, &end))
+			end = last + 1;
+		while (start < end) {
+			if (ctx->cancel && *ctx->cancel)
+				return E2SR_ERR_CANCELLED;
+			n = end - start;
+			if (n > ctx->wbuf_blocks)
+				n = ctx->wbuf_blocks;
+			err = e2sr_wipe_range(ctx, start, n);
+			if (err)
+				return err;
+			*done += n;
+			start += n;
+			if (ctx->progress)
+				ctx->progress(ctx->progress_data,
+					      E2SR_STAGE_FREE, *done,
+					      ctx->plan.free_count);
+		}
+	}
+	return io_channel_flush(fs->io);
+}

@@ -68,3 +68,63 @@ fi
 run_e2secrm -m shred "$T/m.img"
 [ "$rc" = 16 ] && pass "method: unknown method is a usage error" ||
 	fail "method: unknown method is a usage error" "rc=$rc"
+
+# --all-free-if-lost: a secure-delete file whose map is gone everywhere
+# (no journal copy: debugfs writes none) makes the run wipe all free
+# space, so that even its unknown blocks are gone; without a lost map the
+# option does nothing more.
+mkimg "$T/l.img" 16M -t ext4
+canary "$T/secret" "LOST-SECRET-$$" 60000
+canary "$T/free" "LOST-FREE-$$" 30000
+printf 'write %s s.bin\nwrite %s f.bin\n' "$T/secret" "$T/free" | dfs "$T/l.img"
+ino=$(debugfs -R "stat s.bin" "$T/l.img" 2>/dev/null |
+	sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+fl=$(debugfs -R "stat s.bin" "$T/l.img" 2>/dev/null |
+	sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')
+{
+	printf 'set_inode_field s.bin flags 0x%x\nrm s.bin\nrm f.bin\n' \
+		$((fl | 1))
+	i=0
+	while [ $i -lt 15 ]; do
+		printf 'set_inode_field <%s> block[%s] 0\n' "$ino" "$i"
+		i=$((i + 1))
+	done
+} | dfs "$T/l.img"
+cp "$T/l.img" "$T/l2.img"
+run_e2secrm -y "$T/l2.img"
+if [ "$rc" = 5 ] && [ "$(count "LOST-SECRET-$$" "$T/l2.img")" -gt 0 ]; then
+	pass "all-free: without it, a lost map is reported and left (exit 5)"
+else
+	fail "all-free: without it, a lost map is reported and left" "rc=$rc $out"
+fi
+run_e2secrm -y --all-free-if-lost "$T/l.img"
+if [ "$rc" = 1 ] && [ "$(count "LOST-SECRET-$$" "$T/l.img")" = 0 ] &&
+   echo "$out" | grep -q "all free space was wiped"; then
+	pass "all-free-if-lost: the lost file's data is gone (exit 1)"
+else
+	fail "all-free-if-lost: the lost file's data is gone" "rc=$rc $out"
+fi
+[ "$(count "LOST-FREE-$$" "$T/l.img")" = 0 ] &&
+	pass "all-free-if-lost: all free space wiped" ||
+	fail "all-free-if-lost: all free space wiped" "free token left"
+e2fsck -fn "$T/l.img" >/dev/null 2>&1 &&
+	pass "all-free-if-lost: e2fsck -fn clean" ||
+	fail "all-free-if-lost: e2fsck -fn clean" "not clean"
+mkimg "$T/n.img" 16M -t ext4
+canary "$T/free" "NOLOSS-FREE-$$" 30000
+printf 'write %s s.bin\nwrite %s f.bin\n' "$T/secret" "$T/free" | dfs "$T/n.img"
+printf 'set_inode_field s.bin flags 0x%x\nrm s.bin\nrm f.bin\n' $((fl | 1)) |
+	dfs "$T/n.img"
+run_e2secrm -y --all-free-if-lost "$T/n.img"
+if [ "$rc" = 1 ] && [ "$(count "NOLOSS-FREE-$$" "$T/n.img")" -gt 0 ]; then
+	pass "all-free-if-lost: no lost map, free space kept"
+else
+	fail "all-free-if-lost: no lost map, free space kept" "rc=$rc"
+fi
+run_e2secrm -y --all-free "$T/n.img"
+if [ "$rc" = 1 ] && [ "$(count "NOLOSS-FREE-$$" "$T/n.img")" = 0 ] &&
+   e2fsck -fn "$T/n.img" >/dev/null 2>&1; then
+	pass "all-free: every free block wiped, e2fsck clean"
+else
+	fail "all-free: every free block wiped" "rc=$rc"
+fi

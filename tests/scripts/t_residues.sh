@@ -1,0 +1,655 @@
+# t_residues.sh --- residues made by the real kernel, one scenario each:
+# mount a fresh image, do what users do with ordinary commands (write,
+# overwrite, rename, truncate, punch, xattrs, inline data, data=journal,
+# ext3 maps, late or inherited +s, htree directories, open-deleted files),
+# sync, unmount cleanly, then run e2secrm.
+#
+# Tokens: SECRET-* only in what belongs to +s files (contents, names, xattr
+# values), KEEP-* in live files, FREE-* in deleted files without the flag.
+# Per scenario: the secret is in the raw image before the run (else the
+# scenario tests nothing); a dry run exits with bit 4 and writes nothing;
+# -y exits 1; no SECRET token is left anywhere in the raw image; KEEP
+# tokens are still there and every live file is bit-exact (read back
+# through a read-only kernel mount); FREE tokens are untouched; e2fsck -fn
+# is clean; a second -y run finds nothing.  A failure names the blocks that
+# still hold the secret and what they are.  A table closes the run.
+. "$(dirname "$0")/../lib.sh"
+
+SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15"
+COLS="pre dry wipe secret keep free fsck again"
+M=$T/mnt
+TABLE=$T/table
+: >"$TABLE"
+: >"$T/titles"
+t_start=$(date +%s)
+
+why=$(can_loop_mount)
+if [ $? != 0 ]; then
+	for s in $SCENARIOS; do
+		skip "residues $s" "loop mount unavailable: $why"
+	done
+	exit 0
+fi
+
+# brief TEXT: e2secrm's output, shortened for a failure message.
+brief() {
+	if [ "$(echo "$1" | wc -l)" -gt 6 ]; then
+		echo "$1" | head -3 | cut -c1-200
+		echo "... ($(echo "$1" | wc -l) lines) ..."
+		echo "$1" | tail -3 | cut -c1-200
+	else
+		echo "$1"
+	fi | tr '\n' ' ' | tr -s ' '
+}
+
+# mark COL RESULT: one cell of the closing table.
+mark() { echo "$sc $1 $2" >>"$TABLE"; }
+ok() { pass "residues $sc ($title): $2"; mark "$1" PASS; }
+bad() { fail "residues $sc ($title): $2" "$3"; mark "$1" FAIL; }
+
+# tk WORD: a token unique to this run and scenario.
+tk() { echo "$1-$sc-$$"; }
+
+# piece TOKEN BYTES: exactly BYTES bytes of token lines on stdout.
+piece() {
+	canary "$T/piece" "$1" "$2"
+	head -c "$2" "$T/piece"
+}
+
+# secret TOKEN: must be in the image before the run, and gone after it.
+# keep TOKEN / free TOKEN: must still be there after it.
+# live PATH: a live file or directory (relative to the mount), bit-exact.
+secret() { secrets="$secrets $1"; }
+keep() { keeps="$keeps $1"; }
+free() { frees="$frees $1"; }
+livesum() {
+	if [ -d "$M/$1" ]; then
+		(cd "$M/$1" && ls -a | sha256sum | cut -d' ' -f1)
+	else
+		sha256sum <"$M/$1" | cut -d' ' -f1
+	fi
+}
+live() { echo "$1 $(livesum "$1")" >>"$T/sums"; }
+
+# cycle: unmount and mount again, so debugfs sees checkpointed metadata.
+cycle() {
+	sync
+	kumount && kmount "$img" "$mopts"
+}
+
+# setx FILE NAME VALUE: set an extended attribute.
+setx() {
+	if command -v setfattr >/dev/null 2>&1; then
+		setfattr -n "$2" -v "$3" "$1"
+	elif command -v python3 >/dev/null 2>&1; then
+		python3 -c 'import os, sys
+os.setxattr(sys.argv[1], sys.argv[2], sys.argv[3].encode())' "$1" "$2" "$3"
+	else
+		return 1
+	fi
+}
+
+# begin SC TITLE MOUNT-OPTIONS MKE2FS-OPTIONS...: fresh image, mounted.
+begin() {
+	sc=$1 title=$2 mopts=$3
+	shift 3
+	echo "== residues $sc: $title"
+	echo "$sc $title" >>"$T/titles"
+	img=$T/r.img
+	rm -f "$img"
+	secrets='' keeps='' frees='' pre_err='' control=''
+	: >"$T/sums"
+	if ! mkimg "$img" 64M "$@"; then
+		bad pre "mke2fs" "mke2fs $* failed"
+		return 1
+	fi
+	if ! kmount "$img" "$mopts"; then
+		bad pre "mount" "mount -o loop${mopts:+,$mopts} failed"
+		return 1
+	fi
+}
+
+# common [plain]: a live plain file, a live +s file (unless plain), and a
+# file without the flag that is deleted at the end.
+common() {
+	K=$(tk KEEP-PLAIN)
+	canary "$M/keep-plain.txt" "$K" 20000
+	keep "$K"
+	if [ "$1" != plain ]; then
+		K=$(tk KEEP-PLUS-S)
+		canary "$M/keep-s.txt" "$K" 20000
+		chattr +s "$M/keep-s.txt"
+		keep "$K"
+	fi
+	F=$(tk FREE-PLAIN)
+	canary "$M/free.txt" "$F" 30000
+	free "$F"
+	sync
+}
+
+# jlog BLK: the journal's logical block at fs block BLK.
+jlog() {
+	debugfs -R "stat <8>" "$img" 2>/dev/null |
+		grep -o '([0-9][0-9-]*):[0-9][0-9-]*' | tr '():-' '    ' |
+		awk -v b="$1" '{
+			if (NF == 4) { ls = $1; ps = $3; pe = $4 }
+			else { ls = $1; ps = $2; pe = $2 }
+			if (b + 0 >= ps + 0 && b + 0 <= pe + 0) print ls + b - ps
+		}' | head -1
+}
+
+# itable BLK OFF: which inode record of which group's table holds the byte.
+itable() {
+	dumpe2fs "$img" 2>/dev/null | awk -v b="$1" -v o="$2" -v bs="$bs" \
+	    -v isz="$isz" -v ipg="$ipg" '
+		/^Group [0-9]+:/ { g = $2 + 0 }
+		/Inode table at/ {
+			split($4, r, "-")
+			if (b + 0 >= r[1] + 0 && b + 0 <= r[2] + 0)
+				printf "group %d, record of inode %d\n", g,
+				    g * ipg + int(((b - r[1]) * bs + o) / isz) + 1
+		}'
+}
+
+# inmap BLK: the inodes whose map in the dry run's -v listing covers BLK.
+inmap() {
+	awk -v b="$1" '
+		/^inode [0-9]/ { ino = $2 }
+		/ block [0-9]/ {
+			for (i = 1; i < NF; i++) if ($i == "block") {
+				n = split($(i + 1), r, "-")
+				if (n == 1) r[2] = r[1]
+				if (b + 0 >= r[1] + 0 && b + 0 <= r[2] + 0)
+					print ino
+			}
+		}' "$T/dryout" | sort -u | tr '\n' ' '
+}
+
+# what BLK OFF: what block BLK of the image is, for a failure report.
+what() {
+	b=$1 o=$2
+	own=$(debugfs -R "icheck $b" "$img" 2>/dev/null |
+		awk 'NR == 2 { print $2 }')
+	if debugfs -R "testb $b" "$img" 2>&1 | grep -q 'not in use'; then
+		st=free
+	else
+		st=in-use
+	fi
+	case $own in
+	8)
+		jb=$(jlog "$b")
+		line=$(awk -v j="$jb" '$1 == j' "$T/jmap" | tr -s ' ')
+		echo "journal block $jb (fs block $b): ${line:-not attributed by --journal-map}"
+		;;
+	[0-9]*)
+		p=$(debugfs -R "ncheck $own" "$img" 2>/dev/null |
+			awk 'NR == 2 { print $2 }')
+		echo "fs block $b, $st, owned by inode $own (${p:-no name})"
+		;;
+	*)
+		it=$(itable "$b" "$o")
+		cp=$(awk -v f="$b" '$3 == f { printf "jblock %s tid %s as %s; ", $1, $2, $4 }' \
+			"$T/jmap" | head -c 300)
+		m=$(inmap "$b")
+		echo "fs block $b, $st, ${it:+inode table $it, }no owner inode${m:+, in the dry-run map of inode $m}${cp:+, journal copies of it: $cp}"
+		;;
+	esac
+}
+
+# where TOKEN: the blocks of the raw image still holding TOKEN, and what.
+where() {
+	dumpe2fs -h "$img" >"$T/sb" 2>/dev/null
+	bs=$(sed -n 's/^Block size: *//p' "$T/sb")
+	isz=$(sed -n 's/^Inode size: *//p' "$T/sb")
+	ipg=$(sed -n 's/^Inodes per group: *//p' "$T/sb")
+	"$E2SECRM" --journal-map "$img" >"$T/jmap" 2>/dev/null
+	grep -abo -- "$1" "$img" | cut -d: -f1 |
+		awk -v bs="$bs" '{ b = int($1 / bs); if (!(b in s)) { s[b] = 1; print b, $1 - b * bs } }' \
+		>"$T/blocks"
+	nb=$(wc -l <"$T/blocks")
+	echo "$1 in $nb block(s):"
+	head -8 "$T/blocks" | while read -r b o; do
+		echo "    [byte $((b * bs + o)) = block $b +$o] $(what "$b" "$o")"
+	done
+}
+
+# finish: unmount, then every check of the scenario.
+finish() {
+	if [ -e "$M/free.txt" ]; then
+		rm "$M/free.txt"
+	fi
+	for f in keep-plain.txt keep-s.txt; do
+		[ -e "$M/$f" ] && live "$f"
+	done
+	sync
+	if ! kumount; then
+		bad pre "umount" "umount failed"
+		return
+	fi
+	for t in $secrets; do
+		[ "$(count "$t" "$img")" -gt 0 ] || pre_err="$pre_err; $t not in the raw image"
+	done
+	for t in $frees; do
+		[ "$(count "$t" "$img")" -gt 0 ] || pre_err="$pre_err; $t not in the raw image"
+	done
+	e2fsck -fn "$img" >"$T/fsck0" 2>&1 ||
+		pre_err="$pre_err; image not clean before the run: $(tail -2 "$T/fsck0")"
+	if [ -z "$pre_err" ]; then
+		ok pre "residues in the image before the run"
+	else
+		bad pre "residues in the image before the run" \
+			"${pre_err#; } (so the scenario does not test it)"
+	fi
+
+	h0=$(sha "$img")
+	run_e2secrm -n -v "$img"
+	echo "$out" >"$T/dryout"
+	if [ -n "$control" ]; then
+		if [ "$rc" = 0 ] && [ "$(sha "$img")" = "$h0" ]; then
+			ok dry "dry run exits 0, writes nothing"
+		else
+			bad dry "dry run exits 0, writes nothing" \
+				"rc=$rc $(brief "$out $err")"
+		fi
+	elif [ $((rc & 12)) = 4 ] && [ "$(sha "$img")" = "$h0" ]; then
+		ok dry "dry run exits with bit 4, writes nothing"
+	else
+		bad dry "dry run exits with bit 4, writes nothing" \
+			"rc=$rc, sha256 $([ "$(sha "$img")" = "$h0" ] && echo same || echo changed): $(brief "$out $err")"
+	fi
+
+	run_e2secrm -y "$img"
+	wipe_out=$out
+	if [ -n "$control" ]; then
+		if [ "$rc" = 0 ] && [ "$(sha "$img")" = "$h0" ]; then
+			ok wipe "-y exits 0, image unchanged"
+		else
+			bad wipe "-y exits 0, image unchanged" \
+				"rc=$rc $(brief "$out $err")"
+		fi
+	elif [ "$rc" = 1 ]; then
+		ok wipe "-y exits 1"
+	else
+		bad wipe "-y exits 1" "rc=$rc $(brief "$out $err")"
+	fi
+
+	if [ -z "$control" ]; then
+		left=
+		for t in $secrets; do
+			n=$(count "$t" "$img")
+			[ "$n" = 0 ] || left="$left
+  $(where "$t")"
+		done
+		if [ -z "$left" ]; then
+			ok secret "no SECRET token left in the raw image"
+		else
+			bad secret "no SECRET token left in the raw image" "$left
+  (wipe said: $(brief "$wipe_out"))"
+		fi
+	fi
+
+	gone=
+	for t in $frees; do
+		[ "$(count "$t" "$img")" -gt 0 ] || gone="$gone $t"
+	done
+	[ -z "$gone" ] && ok free "FREE tokens of plain deleted files untouched" ||
+		bad free "FREE tokens of plain deleted files untouched" "gone:$gone"
+
+	e2fsck -fn "$img" >"$T/fsck" 2>&1 && ok fsck "e2fsck -fn clean" ||
+		bad fsck "e2fsck -fn clean" "$(tail -3 "$T/fsck" | tr '\n' ' ')"
+
+	run_e2secrm -y "$img"
+	[ "$rc" = 0 ] && ok again "second -y run exits 0" ||
+		bad again "second -y run exits 0" "rc=$rc $(brief "$out $err")"
+
+	# Live data: tokens in the raw image, and every file read back.
+	lost=
+	for t in $keeps; do
+		[ "$(count "$t" "$img")" -gt 0 ] || lost="$lost $t gone;"
+	done
+	if kmount "$img" ro; then
+		while read -r p s; do
+			[ "$(livesum "$p")" = "$s" ] || lost="$lost $p differs;"
+		done <"$T/sums"
+		kumount
+	else
+		lost="$lost read-only mount failed"
+	fi
+	[ -z "$lost" ] && ok keep "KEEP tokens kept, live files bit-exact" ||
+		bad keep "KEEP tokens kept, live files bit-exact" "$lost"
+}
+
+# 1. The basic case: a +s file written, synced, deleted.
+sc1() {
+	begin 1 "basic delete" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-DATA) N=$(tk SECRET-NAME)
+	canary "$M/$N" "$S" 100000
+	chattr +s "$M/$N"
+	sync
+	rm "$M/$N"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 2. Overwritten in place, shorter each time, synced between, deleted.
+sc2() {
+	begin 2 "overwrite in place" "" -t ext4 -b 4096 || return
+	common
+	A=$(tk SECRET-V1) B=$(tk SECRET-V2) C=$(tk SECRET-V3)
+	f=$M/over.bin
+	piece "$A" 200000 >"$f"
+	chattr +s "$f"
+	sync
+	piece "$B" 120000 | dd of="$f" conv=notrunc,fsync status=none
+	sync
+	piece "$C" 50000 | dd of="$f" conv=notrunc,fsync status=none
+	sync
+	rm "$f"
+	secret "$A"
+	secret "$B"
+	secret "$C"
+	finish
+}
+
+# 3. Renamed four times (the name is the secret), then deleted.
+sc3() {
+	begin 3 "renames" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	for i in 1 2 3 4 5; do
+		: >"$M/d/plain-$i"
+	done
+	S=$(tk SECRET-DATA)
+	N1=$(tk SECRET-NAME1) N2=$(tk SECRET-NAME2)
+	N3=$(tk SECRET-NAME3) N4=$(tk SECRET-NAME4)
+	canary "$M/d/$N1" "$S" 30000
+	chattr +s "$M/d/$N1"
+	sync
+	mv "$M/d/$N1" "$M/d/$N2"
+	sync
+	mv "$M/d/$N2" "$M/d/$N3"
+	sync
+	mv "$M/d/$N3" "$M/$N4"
+	sync
+	rm "$M/$N4"
+	live d
+	for t in "$S" "$N1" "$N2" "$N3" "$N4"; do
+		secret "$t"
+	done
+	finish
+}
+
+# 4. A live +s file truncated: the cut-away tail must go, the head stay.
+sc4() {
+	begin 4 "truncate live file" "" -t ext4 -b 4096 || return
+	common
+	K=$(tk KEEP-HEAD) S=$(tk SECRET-TAIL)
+	f=$M/trunc.bin
+	{ piece "$K" 65536; piece "$S" 400000; } >"$f"
+	chattr +s "$f"
+	sync
+	truncate -s 65536 "$f"
+	sync
+	live trunc.bin
+	keep "$K"
+	secret "$S"
+	finish
+}
+
+# 5. Holes punched in a live +s file: the punched ranges must go.
+sc5() {
+	begin 5 "punch holes" "" -t ext4 -b 4096 || return
+	common
+	KA=$(tk KEEP-A) KB=$(tk KEEP-B) KC=$(tk KEEP-C)
+	SA=$(tk SECRET-HOLE1) SB=$(tk SECRET-HOLE2)
+	f=$M/punch.bin
+	{
+		piece "$KA" 131072
+		piece "$SA" 131072
+		piece "$KB" 131072
+		piece "$SB" 65536
+		piece "$KC" 65536
+	} >"$f"
+	chattr +s "$f"
+	sync
+	fallocate -p -o 131072 -l 131072 "$f"
+	fallocate -p -o 393216 -l 65536 "$f"
+	sync
+	live punch.bin
+	keep "$KA"
+	keep "$KB"
+	keep "$KC"
+	secret "$SA"
+	secret "$SB"
+	finish
+}
+
+# 6. One block every other block: 150 extents, a tree of depth 1.
+sc6() {
+	begin 6 "extent tree depth>=1" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-FRAG)
+	f=$M/frag.bin
+	: >"$f"
+	chattr +s "$f"
+	piece "$S" 4096 >"$T/blk"
+	i=0
+	while [ $i -lt 150 ]; do
+		dd if="$T/blk" of="$f" bs=4096 seek=$((i * 2)) conv=notrunc \
+			status=none
+		i=$((i + 1))
+	done
+	cycle || { bad pre "remount" "remount failed"; return; }
+	debugfs -R "stat /frag.bin" "$img" 2>/dev/null | grep -q 'ETB' ||
+		pre_err="$pre_err; extent tree of frag.bin has depth 0"
+	rm "$f"
+	secret "$S"
+	finish
+}
+
+# 7. A +s file with a 3000-byte xattr value: in an EA block.
+sc7() {
+	begin 7 "xattr in EA block" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-DATA) X=$(tk SECRET-XATTR)
+	f=$M/withea.bin
+	canary "$f" "$S" 20000
+	chattr +s "$f"
+	v=$(piece "$X" 3000 | tr '\n' ' ')
+	setx "$f" user.big "$v" ||
+		pre_err="$pre_err; cannot set an xattr (no setfattr, no python3)"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	ea=$(debugfs -R "stat /withea.bin" "$img" 2>/dev/null |
+		sed -n 's/^File ACL: \([0-9]*\).*/\1/p')
+	[ -n "$ea" ] && [ "$ea" != 0 ] ||
+		pre_err="$pre_err; the xattr is not in an EA block"
+	rm "$f"
+	secret "$S"
+	secret "$X"
+	finish
+}
+
+# 8. Inline data: a small +s file lives in its inode.
+sc8() {
+	begin 8 "inline data" "" -t ext4 -b 4096 -O inline_data || return
+	common
+	S=$(tk SECRET-INL)
+	f=$M/small.txt
+	printf '%s\n' "$S" >"$f"
+	chattr +s "$f"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	debugfs -R "stat /small.txt" "$img" 2>/dev/null |
+		grep -q 'Size of inline data' ||
+		pre_err="$pre_err; small.txt is not inline"
+	rm "$f"
+	secret "$S"
+	finish
+}
+
+# 9. data=journal: the secret content goes through the journal too.
+sc9() {
+	begin 9 "data=journal" data=journal -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-DATA) N=$(tk SECRET-NAME)
+	canary "$M/$N" "$S" 100000
+	chattr +s "$M/$N"
+	sync
+	rm "$M/$N"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 10. ext3, indirect maps: 4k blocks, and 1k blocks with a double map.
+sc10() {
+	sc=$1
+	shift
+	begin "$sc" "ext3 $1" "" -t ext3 -b "$2" || return
+	common
+	S=$(tk SECRET-DATA) N=$(tk SECRET-NAME)
+	canary "$M/$N" "$S" 400000
+	chattr +s "$M/$N"
+	sync
+	rm "$M/$N"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 11. The flag comes late: written, committed, only then +s.
+sc11() {
+	begin 11 "late +s" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-DATA) N=$(tk SECRET-NAME)
+	canary "$M/$N" "$S" 100000
+	sync
+	sleep 6
+	chattr +s "$M/$N"
+	sync
+	rm "$M/$N"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 12. Inherited: files made in a +s directory are +s.
+sc12() {
+	begin 12 "inherited +s" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	chattr +s "$M/d"
+	S1=$(tk SECRET-DATA1) S2=$(tk SECRET-DATA2)
+	N1=$(tk SECRET-NAME1) N2=$(tk SECRET-NAME2) K=$(tk KEEP-IN-D)
+	canary "$M/d/$N1" "$S1" 50000
+	canary "$M/d/$N2" "$S2" 20000
+	canary "$M/d/keep-in-d.txt" "$K" 10000
+	for f in "$N1" "$N2" keep-in-d.txt; do
+		lsattr "$M/d/$f" 2>/dev/null | cut -d' ' -f1 | grep -q s ||
+			pre_err="$pre_err; d/$f did not inherit +s"
+	done
+	sync
+	rm "$M/d/$N1" "$M/d/$N2"
+	live d
+	live d/keep-in-d.txt
+	keep "$K"
+	for t in "$S1" "$S2" "$N1" "$N2"; do
+		secret "$t"
+	done
+	finish
+}
+
+# 13. An htree +s directory of 2000 entries, every fourth one deleted.
+sc13() {
+	begin 13 "htree +s dir" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	chattr +s "$M/d"
+	G=$(tk SECRET-GONE) K=$(tk KEEP-NAME)
+	i=1000
+	while [ $i -lt 3000 ]; do
+		if [ $((i % 4)) = 0 ]; then
+			: >"$M/d/$G-$i"
+		else
+			: >"$M/d/$K-$i"
+		fi
+		i=$((i + 1))
+	done
+	lsattr -d "$M/d" 2>/dev/null | cut -d' ' -f1 | grep -q I ||
+		pre_err="$pre_err; d is not indexed"
+	lsattr "$M/d/$K-1001" 2>/dev/null | cut -d' ' -f1 | grep -q s ||
+		pre_err="$pre_err; entries did not inherit +s"
+	sync
+	rm "$M/d/$G-"*
+	live d
+	keep "$K"
+	secret "$G"
+	finish
+}
+
+# 14. Deleted while open; the last close frees it.
+sc14() {
+	begin 14 "deleted while open" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-DATA) N=$(tk SECRET-NAME)
+	canary "$M/$N" "$S" 100000
+	chattr +s "$M/$N"
+	sync
+	exec 3<"$M/$N"
+	rm "$M/$N"
+	sync
+	exec 3<&-
+	sync
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 15. Control: no +s anywhere; nothing to wipe.
+sc15() {
+	begin 15 "control, no +s" "" -t ext4 -b 4096 || return
+	control=1
+	common plain
+	F=$(tk FREE-DATA) N=$(tk FREE-NAME)
+	canary "$M/$N" "$F" 50000
+	sync
+	rm "$M/$N"
+	free "$F"
+	free "$N"
+	finish
+}
+
+sc1
+sc2
+sc3
+sc4
+sc5
+sc6
+sc7
+sc8
+sc9
+sc10 10a 4k 4096
+sc10 10b 1k 1024
+sc11
+sc12
+sc13
+sc14
+sc15
+
+t_end=$(date +%s)
+echo
+echo "residues: scenario by check ($((t_end - t_start)) s)"
+printf '%-4s %-22s' sc scenario
+for c in $COLS; do
+	printf ' %-6s' "$c"
+done
+echo
+while read -r s t; do
+	printf '%-4s %-22s' "$s" "$t"
+	for c in $COLS; do
+		r=$(awk -v s="$s" -v c="$c" '$1 == s && $2 == c { print $3; exit }' "$TABLE")
+		printf ' %-6s' "${r:--}"
+	done
+	echo
+done <"$T/titles"
