@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "fast_commit.h"
 
 /* One record version found in the journal. */
 struct iversion {
@@ -32,6 +33,7 @@ struct iversion {
 	__u32		jblock;
 	__u32		map_crc;	/* of what makes the block map */
 	__u16		offset;		/* of the record in the block */
+	__u16		len;		/* fast commit: bytes of raw inode */
 	__u8		secrm;		/* the version carries the flag */
 	__u8		escaped;
 };
@@ -85,17 +87,32 @@ static errcode_t read_copy(struct discover *d, __u32 jblock, int escaped)
 	return e2sr_journal_copy(d->ctx->journal, &r, d->block);
 }
 
-/* Load one record of the current copy into d->inode; 0 if it is sane. */
-static int load_record(struct discover *d, ext2_ino_t ino, unsigned int off)
+/*
+ * Load one record of the current copy into d->inode; 0 if it is sane.
+ * @len is 0 for a whole record of an inode table copy, else the length
+ * of a fast commit's raw inode: the base record and its extra fields,
+ * not the in-inode xattr space the checksum covers, so it is taken on
+ * the strength of its place in a well-formed tag.
+ */
+static int load_record(struct discover *d, ext2_ino_t ino, unsigned int off,
+		       unsigned int len)
 {
 	ext2_filsys fs = d->ctx->fs;
 	unsigned int isz = EXT2_INODE_SIZE(fs->super);
 
 	memset(d->inode, 0, d->isize);
-	memcpy(d->inode, d->block + off, isz);
+	if (len) {
+		if (len > isz)
+			len = isz;
+		if (off + len > fs->blocksize)
+			return -1;
+		memcpy(d->inode, d->block + off, len);
+	} else {
+		memcpy(d->inode, d->block + off, isz);
+	}
 	if (!d->inode->i_mode && !d->inode->i_flags)
 		return -1;		/* never used */
-	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	if (!len && ext2fs_has_feature_metadata_csum(fs->super) &&
 	    !ext2fs_inode_csum_verify(fs, ino, d->inode))
 		return -1;
 	return 0;
@@ -119,6 +136,57 @@ static __u32 map_crc(const struct ext2_inode_large *inode)
 	return ext2fs_crc32c_le(crc,
 				(const unsigned char *)&inode->i_file_acl,
 				sizeof(inode->i_file_acl));
+}
+
+struct fc_collect {
+	struct discover		*d;
+};
+
+static errcode_t fc_inode(void *priv, const struct e2sr_fc_rec *rec)
+{
+	struct fc_collect *c = priv;
+	struct discover *d = c->d;
+	ext2_filsys fs = d->ctx->fs;
+	struct iversion iv;
+
+	if (rec->tag != E2SR_FC_TAG_INODE || rec->len <= 4 ||
+	    rec->ino < EXT2_FIRST_INODE(fs->super) ||
+	    rec->ino > fs->super->s_inodes_count)
+		return 0;
+	memset(&iv, 0, sizeof(iv));
+	iv.ino = rec->ino;
+	iv.jblock = rec->jblock;
+	iv.offset = rec->offset + E2SR_FC_TL_SIZE + 4;
+	iv.len = rec->len - 4;
+	if (load_record(d, iv.ino, iv.offset, iv.len))
+		return 0;
+	iv.generation = d->inode->i_generation;
+	iv.secrm = !!(d->inode->i_flags & EXT2_SECRM_FL);
+	iv.map_crc = map_crc(d->inode);
+	return add_version(d, &iv);
+}
+
+/* Raw inodes that fast commits logged: versions too. */
+static errcode_t collect_fc_versions(struct discover *d)
+{
+	struct e2sr_fcwalk fc;
+	struct fc_collect c;
+	__u32 pos;
+	errcode_t err;
+
+	err = e2sr_fc_walk(d->ctx->journal, &fc);
+	if (err)
+		return err;
+	c.d = d;
+	for (pos = fc.first; pos < fc.end && !err; pos++) {
+		err = read_copy(d, pos, 0);
+		if (!err)
+			err = e2sr_fc_parse_block(d->block,
+						  d->ctx->fs->blocksize, pos,
+						  fc_inode, &c);
+	}
+	e2sr_fc_walk_free(&fc);
+	return err;
 }
 
 /* Every record of every verified inode table copy. */
@@ -148,7 +216,7 @@ static errcode_t collect_versions(struct discover *d)
 			if (ino < EXT2_FIRST_INODE(fs->super) &&
 			    ino != EXT2_ROOT_INO)
 				continue;
-			if (load_record(d, ino, k * isz))
+			if (load_record(d, ino, k * isz, 0))
 				continue;
 			memset(&iv, 0, sizeof(iv));
 			iv.ino = ino;
@@ -164,6 +232,9 @@ static errcode_t collect_versions(struct discover *d)
 				return err;
 		}
 	}
+	err = collect_fc_versions(d);
+	if (err)
+		return err;
 	if (d->n)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
 	return 0;
@@ -238,7 +309,7 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	err = read_copy(d, iv->jblock, iv->escaped);
 	if (err)
 		return err;
-	if (load_record(d, iv->ino, iv->offset))
+	if (load_record(d, iv->ino, iv->offset, iv->len))
 		return 0;
 	memset(&tmp, 0, sizeof(tmp));
 	tmp.ino = iv->ino;

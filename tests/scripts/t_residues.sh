@@ -15,7 +15,7 @@
 # still hold the secret and what they are.  A table closes the run.
 . "$(dirname "$0")/../lib.sh"
 
-SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15"
+SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16"
 COLS="pre dry wipe secret keep free fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -606,6 +606,25 @@ sc14() {
 	finish
 }
 
+# 16. Fast commits: fsync logs the raw inode and the name in the
+# fast-commit area; the file is deleted after.
+sc16() {
+	begin 16 "fast commit, fsync" "" -t ext4 -b 4096 -O fast_commit ||
+		return
+	common
+	mkdir "$M/d"
+	sync
+	S=$(tk SECRET-DATA) N=$(tk SECRET-NAME)
+	canary "$M/d/$N" "$S" 40000
+	chattr +s "$M/d/$N"
+	xfs_io -c fsync "$M/d/$N"
+	rm "$M/d/$N"
+	xfs_io -c fsync "$M/d"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
 # 15. Control: no +s anywhere; nothing to wipe.
 sc15() {
 	begin 15 "control, no +s" "" -t ext4 -b 4096 || return
@@ -636,6 +655,7 @@ sc12
 sc13
 sc14
 sc15
+sc16
 
 t_end=$(date +%s)
 echo
