@@ -670,7 +670,7 @@ kernel_crash() {
 		i=$((i + 1))
 	done
 	touch "$T/mnt/late"
-	sleep 3
+	sleep "$cut_delay"
 	cp "$K" "$I"
 	kumount
 	if [ "$wrap" = wrap ] && ! log_wraps "$I"; then
@@ -694,7 +694,8 @@ kernel_crash() {
 kernel_case() {
 	kc=$1
 	try=0
-	while [ $try -lt 3 ]; do
+	# A loaded machine commits late: wait longer on each try.
+	for cut_delay in 3 6 10; do
 		try=$((try + 1))
 		if kernel_crash "$@"; then
 			oracle_case "$kc" "$I"
