@@ -142,10 +142,18 @@ static errcode_t map_add(struct map_walk *w, blk64_t pblk, blk64_t lblk,
 	return 0;
 }
 
-/* A deleted file's tree block is trusted only while it is free. */
+/*
+ * A deleted file's tree block is trusted only while it is free, or when
+ * it is read from the file's own journal copy (a historic map).
+ */
 static int block_reused(struct map_walk *w, blk64_t blk)
 {
+	struct e2sr_jreplay copy;
+
 	if (w->file->state != E2SR_STATE_DELETED)
+		return 0;
+	if (w->ctx->map_lookup &&
+	    w->ctx->map_lookup(w->ctx->map_lookup_priv, blk, &copy))
 		return 0;
 	if (ext2fs_test_block_bitmap2(w->ctx->fs->block_map, blk)) {
 		w->file->map_status |= E2SR_MAP_REUSED;
@@ -406,6 +414,7 @@ errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 {
 	ext2_filsys fs = ctx->fs;
 	struct ext2_inode *ino = (struct ext2_inode *)inode;
+	errcode_t (*saved)(ext2_filsys, ext2_ino_t, struct ext2_inode *);
 	struct map_walk w;
 	blk64_t claimed;
 	errcode_t err = 0;
@@ -430,7 +439,15 @@ errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 		   !ext2fs_inode_has_valid_blocks2(fs, ino)) {
 		file->map_status |= E2SR_MAP_SYMLINK;
 	} else if (ino->i_flags & EXT4_EXTENTS_FL) {
+		/* Tree block checksums are seeded with this record's
+		 * generation: serve it, not the one on disk. */
+		saved = fs->read_inode;
+		served.ino = file->ino;
+		served.inode = ino;
+		fs->read_inode = serve_inode;
 		err = map_extents(&w, inode);
+		fs->read_inode = saved;
+		served.inode = NULL;
 	} else if (ext2fs_inode_has_valid_blocks2(fs, ino)) {
 		err = map_indirect(&w, inode);
 	}

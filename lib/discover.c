@@ -38,8 +38,16 @@ struct iversion {
 	__u8		escaped;
 };
 
+/* Which copy of a block a historic map is read through. */
+struct nearest {
+	const struct e2sr_history	*h;
+	__u32				seq;
+};
+
 struct discover {
 	struct e2sr_ctx		*ctx;
+	struct nearest		near;
+	io_channel		hio;		/* the history view */
 	struct iversion		*v;
 	size_t			n;
 	size_t			alloc;
@@ -297,6 +305,79 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 	return err;
 }
 
+static int tid_le(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) <= 0;
+}
+
+/*
+ * The copy of @blk a record of transaction @seq saw: the newest one not
+ * after it, else the oldest one after it.  Layout blocks never hold a
+ * map, and unverified copies are not trusted with one.
+ */
+static int nearest_copy(void *priv, blk64_t blk, struct e2sr_jreplay *copy)
+{
+	const struct nearest *n = priv;
+	const struct e2sr_version *v, *best = NULL;
+	size_t i, count;
+
+	v = e2sr_history_versions(n->h, blk, &count);
+	for (i = 0; i < count; i++) {
+		if (!v[i].verified || (v[i].kind != E2SR_JK_FREE &&
+		    v[i].kind != E2SR_JK_UNKNOWN &&
+		    v[i].kind != E2SR_JK_EXTENT && v[i].kind != E2SR_JK_IND &&
+		    v[i].kind != E2SR_JK_EA && v[i].kind != E2SR_JK_DATA))
+			continue;
+		if (!best) {
+			best = &v[i];
+			continue;
+		}
+		if (tid_le(v[i].sequence, n->seq)) {
+			if (!tid_le(best->sequence, n->seq) ||
+			    tid_le(best->sequence, v[i].sequence))
+				best = &v[i];
+		} else if (!tid_le(best->sequence, n->seq) &&
+			   tid_le(v[i].sequence, best->sequence)) {
+			best = &v[i];
+		}
+	}
+	if (!best)
+		return 0;
+	memset(copy, 0, sizeof(*copy));
+	copy->fs_block = blk;
+	copy->jblock = best->jblock;
+	copy->sequence = best->sequence;
+	copy->escaped = best->escaped;
+	return 1;
+}
+
+/*
+ * Read a historic map through the history view: its tree, indirect and
+ * EA blocks as the journal kept them near the record's transaction,
+ * where the device's copy may be someone else's by now.
+ */
+static errcode_t map_through_history(struct discover *d,
+				     struct e2sr_file *tmp, __u32 seq)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	io_channel saved;
+	errcode_t err;
+
+	if (!d->hio)
+		return e2sr_file_map(ctx, tmp, d->inode);
+	d->near.seq = seq;
+	saved = fs->io;
+	fs->io = d->hio;
+	ctx->map_lookup = nearest_copy;
+	ctx->map_lookup_priv = &d->near;
+	err = e2sr_file_map(ctx, tmp, d->inode);
+	ctx->map_lookup = NULL;
+	ctx->map_lookup_priv = NULL;
+	fs->io = saved;
+	return err;
+}
+
 /* Map one historic record and fold its extents into the file. */
 static errcode_t map_version(struct discover *d, size_t fidx,
 			     const struct iversion *iv)
@@ -315,7 +396,7 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	tmp.ino = iv->ino;
 	tmp.generation = iv->generation;
 	tmp.state = E2SR_STATE_DELETED;	/* trust only what is free */
-	err = e2sr_file_map(ctx, &tmp, d->inode);
+	err = map_through_history(d, &tmp, iv->sequence);
 	if (err) {
 		e2sr_file_free(&tmp);
 		return err;
@@ -457,6 +538,20 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 		err = ext2fs_get_memzero(d.isize, &d.inode);
 	if (!err)
 		err = collect_versions(&d);
+	if (!err && d.n) {
+		io_manager m;
+
+		d.near.h = &ctx->history;
+		m = e2sr_view_manager_lookup(ctx->journal, nearest_copy,
+					     &d.near);
+		/* Without it, maps are read from the device alone. */
+		if (m->open(fs->device_name, 0, &d.hio) ||
+		    io_channel_set_blksize(d.hio, fs->blocksize)) {
+			if (d.hio)
+				io_channel_close(d.hio);
+			d.hio = NULL;
+		}
+	}
 	for (first = 0; !err && first < d.n; first = i) {
 		if (ctx->cancel && *ctx->cancel) {
 			err = E2SR_ERR_CANCELLED;
@@ -468,6 +563,8 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 			;
 		err = take_identity(&d, first, i);
 	}
+	if (d.hio)
+		io_channel_close(d.hio);
 	free(d.v);
 	ext2fs_free_mem(&d.block);
 	ext2fs_free_mem(&d.inode);

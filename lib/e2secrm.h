@@ -210,6 +210,9 @@ struct e2sr_ctx {
 	__u64			replay_bytes;	/* written by the replay */
 	struct e2sr_history	history;	/* every journal copy */
 	int			have_history;
+	/* While a historic map is read: which blocks come from the journal. */
+	e2sr_view_lookup_fn	map_lookup;
+	void			*map_lookup_priv;
 };
 
 /* context.c */

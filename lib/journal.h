@@ -92,7 +92,11 @@ errcode_t e2sr_journal_copy(struct e2sr_journal *j,
 void e2sr_journal_recovery_free(struct e2sr_jrecovery *rec);
 
 /* journal_view.c */
+typedef int (*e2sr_view_lookup_fn)(void *priv, blk64_t blk,
+				   struct e2sr_jreplay *copy);
 io_manager e2sr_view_manager(struct e2sr_journal *j,
 			     const struct e2sr_jrecovery *rec);
+io_manager e2sr_view_manager_lookup(struct e2sr_journal *j,
+				    e2sr_view_lookup_fn fn, void *priv);
 
 #endif /* E2SR_JOURNAL_H */

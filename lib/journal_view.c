@@ -25,12 +25,16 @@
 struct view {
 	io_channel			inner;
 	struct e2sr_journal		*j;
-	const struct e2sr_jrecovery	*rec;
+	const struct e2sr_jrecovery	*rec;	/* or: */
+	e2sr_view_lookup_fn		lookup;
+	void				*lookup_priv;
 	unsigned char			*buf;	/* one journal block */
 };
 
 static struct e2sr_journal *view_journal;
 static const struct e2sr_jrecovery *view_rec;
+static e2sr_view_lookup_fn view_lookup;
+static void *view_lookup_priv;
 
 static struct struct_io_manager view_manager;
 
@@ -40,7 +44,7 @@ static errcode_t view_open(const char *name, int flags, io_channel *channel)
 	struct view *v = NULL;
 	errcode_t err;
 
-	if (!name || !view_journal || !view_rec)
+	if (!name || !view_journal || (!view_rec && !view_lookup))
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (flags & IO_FLAG_RW)
 		return EXT2_ET_RO_FILSYS;
@@ -58,6 +62,8 @@ static errcode_t view_open(const char *name, int flags, io_channel *channel)
 	strcpy(io->name, name);
 	v->j = view_journal;
 	v->rec = view_rec;
+	v->lookup = view_lookup;
+	v->lookup_priv = view_lookup_priv;
 	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
 	io->manager = &view_manager;
 	io->block_size = v->inner->block_size;
@@ -120,6 +126,31 @@ static size_t first_at(const struct e2sr_jrecovery *rec, blk64_t blk)
 	return lo;
 }
 
+/* The same, block by block, with the copy the lookup chooses. */
+static errcode_t overlay_lookup(struct view *v, __u64 off, __u64 len,
+				unsigned char *data)
+{
+	unsigned int bs = v->j->blocksize;
+	blk64_t blk, last = (off + len - 1) / bs;
+	struct e2sr_jreplay r;
+	errcode_t err;
+
+	for (blk = off / bs; blk <= last; blk++) {
+		__u64 b_start = blk * (__u64)bs;
+		__u64 from = b_start > off ? b_start : off;
+		__u64 to = b_start + bs < off + len ? b_start + bs : off + len;
+
+		if (!v->lookup(v->lookup_priv, blk, &r))
+			continue;
+		err = e2sr_journal_copy(v->j, &r, v->buf);
+		if (err)
+			return err;
+		memcpy(data + (from - off), v->buf + (from - b_start),
+		       to - from);
+	}
+	return 0;
+}
+
 /* Lay the journal copies over [off, off + len) of what was read. */
 static errcode_t overlay(struct view *v, __u64 off, __u64 len,
 			 unsigned char *data)
@@ -131,6 +162,8 @@ static errcode_t overlay(struct view *v, __u64 off, __u64 len,
 
 	if (!len)
 		return 0;
+	if (!v->rec)
+		return overlay_lookup(v, off, len, data);
 	for (i = first_at(v->rec, first);
 	     i < v->rec->nblocks && v->rec->blocks[i].fs_block <= last; i++) {
 		const struct e2sr_jreplay *r = &v->rec->blocks[i];
@@ -242,5 +275,21 @@ io_manager e2sr_view_manager(struct e2sr_journal *j,
 {
 	view_journal = j;
 	view_rec = rec;
+	view_lookup = NULL;
+	view_lookup_priv = NULL;
+	return &view_manager;
+}
+
+/*
+ * The same view with the copy of each block chosen by @fn: the history
+ * view through which a historic block map is read.
+ */
+io_manager e2sr_view_manager_lookup(struct e2sr_journal *j,
+				    e2sr_view_lookup_fn fn, void *priv)
+{
+	view_journal = j;
+	view_rec = NULL;
+	view_lookup = fn;
+	view_lookup_priv = priv;
 	return &view_manager;
 }
