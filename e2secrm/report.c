@@ -141,6 +141,60 @@ static void print_blocks(const char *what, blk64_t n, unsigned bs)
 	       (uint64_t)n, (uint64_t)n * bs);
 }
 
+static const char *jwhy_name(unsigned int why)
+{
+	switch (why) {
+	case E2SR_JWHY_RECORD:
+		return "record";
+	case E2SR_JWHY_MAP:
+		return "map";
+	case E2SR_JWHY_NAME:
+		return "name";
+	case E2SR_JWHY_FC:
+		return "fast-commit";
+	case E2SR_JWHY_DESC:
+		return "descriptor";
+	}
+	return "?";
+}
+
+/* -v: the journal blocks planned for each inode, and why (at most 12). */
+static void print_journal_plan(const struct e2sr_ctx *ctx,
+			       const struct cmd_opts *o)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	ext2_ino_t last = 0;
+	size_t i, j, n;
+
+	for (i = 0; i < ctx->inv.count; i++) {
+		ext2_ino_t ino = ctx->inv.files[i].ino;
+
+		if (ino == last)
+			continue;
+		last = ino;
+		for (j = n = 0; j < plan->journal_count; j++) {
+			if (plan->journal[j].ino != ino)
+				continue;
+			if (!n)
+				printf("%s: inode %u: journal blocks", o->device,
+				       ino);
+			if (n < 12)
+				printf(" %u (%s)", plan->journal[j].jblock,
+				       jwhy_name(plan->journal[j].why));
+			n++;
+		}
+		if (n > 12)
+			printf(" and %zu more", n - 12);
+		if (n)
+			printf("\n");
+	}
+	for (j = n = 0; j < plan->journal_count; j++)
+		n += plan->journal[j].why == E2SR_JWHY_DESC;
+	if (n)
+		printf("%s: %zu descriptor blocks of those copies\n", o->device,
+		       n);
+}
+
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_plan *plan = &ctx->plan;
@@ -186,10 +240,7 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	if (plan->free_all)
 		print_blocks("all free blocks", plan->free_count, bs);
 	if (o->verbose && plan->journal_count)
-		printf("    (%zu record copies, %zu map and data copies, "
-		       "%zu directory copies, %zu fast-commit blocks)\n",
-		       plan->journal_records, plan->journal_maps,
-		       plan->journal_names, plan->journal_fc);
+		print_journal_plan(ctx, o);
 }
 
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,

@@ -95,6 +95,21 @@ struct e2sr_file {
 	int			had_data;	/* some version had size/blocks */
 };
 
+/* Why a journal block is in the plan. */
+enum e2sr_jwhy {
+	E2SR_JWHY_RECORD = 0,	/* a version of a secure-delete record */
+	E2SR_JWHY_MAP,		/* a copy of a block of one of its maps */
+	E2SR_JWHY_NAME,		/* a directory copy naming it */
+	E2SR_JWHY_FC,		/* a fast-commit block with its inode/name */
+	E2SR_JWHY_DESC,		/* the descriptor of such copies */
+};
+
+struct e2sr_jplan {
+	__u32			jblock;
+	__u16			why;		/* enum e2sr_jwhy */
+	ext2_ino_t		ino;		/* whose (0 for DESC) */
+};
+
 /* A journal block that holds a version of a secure-delete record. */
 struct e2sr_jcopy {
 	__u32			jblock;
@@ -133,7 +148,7 @@ struct e2sr_plan {
 	size_t			name_dirs_damaged; /* could not be read */
 	size_t			unrecoverable;	/* files whose map is gone */
 	size_t			left;		/* found, deliberately left */
-	__u32			*journal;	/* journal blocks, sorted */
+	struct e2sr_jplan	*journal;	/* journal blocks, sorted */
 	size_t			journal_count;
 	size_t			journal_alloc;
 	size_t			journal_records; /* why: inode records, */

@@ -34,6 +34,16 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* By journal block; for one block, the first reason found wins. */
+static int cmp_jplan(const void *a, const void *b)
+{
+	const struct e2sr_jplan *x = a, *y = b;
+
+	if (x->jblock != y->jblock)
+		return x->jblock < y->jblock ? -1 : 1;
+	return x->why < y->why ? -1 : x->why > y->why;
+}
+
 static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
 {
 	return ino && p->ninos &&
@@ -41,18 +51,23 @@ static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
 		       cmp_u32) != NULL;
 }
 
-static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock)
+static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock,
+			     enum e2sr_jwhy why, ext2_ino_t ino)
 {
 	if (plan->journal_count == plan->journal_alloc) {
 		size_t na = plan->journal_alloc ? plan->journal_alloc * 2 : 64;
-		__u32 *n = realloc(plan->journal, na * sizeof(*n));
+		struct e2sr_jplan *n = realloc(plan->journal,
+					       na * sizeof(*n));
 
 		if (!n)
 			return EXT2_ET_NO_MEMORY;
 		plan->journal = n;
 		plan->journal_alloc = na;
 	}
-	plan->journal[plan->journal_count++] = jblock;
+	plan->journal[plan->journal_count].jblock = jblock;
+	plan->journal[plan->journal_count].why = why;
+	plan->journal[plan->journal_count].ino = ino;
+	plan->journal_count++;
 	return 0;
 }
 
@@ -79,7 +94,9 @@ static errcode_t plan_map_copies(struct jplan *p)
 							  &n);
 				for (k = 0; k < n; k++) {
 					err = plan_jblock(&ctx->plan,
-							  v[k].jblock);
+							  v[k].jblock,
+							  E2SR_JWHY_MAP,
+							  f->ino);
 					if (err)
 						return err;
 					ctx->plan.journal_maps++;
@@ -101,8 +118,8 @@ static __u32 le32(const unsigned char *p)
  * inode anywhere in it, removed entries and slack included: any aligned
  * header whose inode is one of them and whose lengths fit.
  */
-static int names_secure_inode(const struct jplan *p, const unsigned char *b,
-			      unsigned int bs)
+static ext2_ino_t names_secure_inode(const struct jplan *p,
+				     const unsigned char *b, unsigned int bs)
 {
 	unsigned int off, rec_len, name_len;
 
@@ -114,7 +131,7 @@ static int names_secure_inode(const struct jplan *p, const unsigned char *b,
 		if (!name_len || rec_len < 12 || (rec_len & 3) ||
 		    8 + name_len > rec_len || off + 8 + name_len > bs)
 			continue;
-		return 1;
+		return le32(b + off);
 	}
 	return 0;
 }
@@ -221,6 +238,7 @@ static errcode_t plan_dir_copies(struct jplan *p)
 	const struct e2sr_history *h = &ctx->history;
 	unsigned int bs = ctx->journal->blocksize;
 	const unsigned char *b;
+	ext2_ino_t ino;
 	size_t i;
 	errcode_t err;
 
@@ -234,9 +252,10 @@ static errcode_t plan_dir_copies(struct jplan *p)
 		err = e2sr_journal_block(ctx->journal, v->jblock, &b);
 		if (err)
 			return err;
-		if (!names_secure_inode(p, b, bs))
+		ino = names_secure_inode(p, b, bs);
+		if (!ino)
 			continue;
-		err = plan_jblock(&ctx->plan, v->jblock);
+		err = plan_jblock(&ctx->plan, v->jblock, E2SR_JWHY_NAME, ino);
 		if (err)
 			return err;
 		ctx->plan.journal_names++;
@@ -246,15 +265,15 @@ static errcode_t plan_dir_copies(struct jplan *p)
 
 struct fc_plan {
 	struct jplan	*p;
-	int		hit;
+	ext2_ino_t	hit;
 };
 
 static errcode_t fc_rec(void *priv, const struct e2sr_fc_rec *rec)
 {
 	struct fc_plan *f = priv;
 
-	if (is_secure_ino(f->p, rec->ino))
-		f->hit = 1;
+	if (!f->hit && is_secure_ino(f->p, rec->ino))
+		f->hit = rec->ino;
 	return 0;
 }
 
@@ -283,7 +302,7 @@ static errcode_t plan_fc_blocks(struct jplan *p)
 			break;
 		if (!f.hit)
 			continue;
-		err = plan_jblock(&ctx->plan, pos);
+		err = plan_jblock(&ctx->plan, pos, E2SR_JWHY_FC, f.hit);
 		if (err)
 			break;
 		ctx->plan.journal_fc++;
@@ -299,15 +318,15 @@ static void sort_unique(struct e2sr_plan *plan, const struct e2sr_jsb *jsb)
 	if (!plan->journal_count)
 		return;
 	qsort(plan->journal, plan->journal_count, sizeof(*plan->journal),
-	      cmp_u32);
+	      cmp_jplan);
 	for (i = 0; i < plan->journal_count; i++) {
-		__u32 jb = plan->journal[i];
+		__u32 jb = plan->journal[i].jblock;
 
 		if (jb < jsb->first || jb >= jsb->maxlen)
 			continue;
-		if (n && plan->journal[n - 1] == jb)
+		if (n && plan->journal[n - 1].jblock == jb)
 			continue;
-		plan->journal[n++] = jb;
+		plan->journal[n++] = plan->journal[i];
 	}
 	plan->journal_count = n;
 }
@@ -351,17 +370,17 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	for (i = 0; i < planned; i++) {
 		if (!w->nblocks)
 			break;
-		b = bsearch(&plan->journal[i], w->blocks, w->nblocks,
+		b = bsearch(&plan->journal[i].jblock, w->blocks, w->nblocks,
 			    sizeof(*w->blocks), cmp_walk_jblock);
 		if (!b)
 			continue;
-		err = plan_jblock(plan, b->desc);
+		err = plan_jblock(plan, b->desc, E2SR_JWHY_DESC, 0);
 		if (err)
 			return err;
 	}
 	sort_unique(plan, jsb);
 	for (i = n = 0; i < plan->journal_count; i++) {
-		err = e2sr_journal_block(ctx->journal, plan->journal[i],
+		err = e2sr_journal_block(ctx->journal, plan->journal[i].jblock,
 					 &data);
 		if (err)
 			return err;
@@ -405,7 +424,8 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	for (i = 0; !err && i < ctx->inv.jcopy_count; i++) {
 		if (!is_secure_ino(&p, ctx->inv.jcopies[i].ino))
 			continue;	/* left to e2fsck with its file */
-		err = plan_jblock(plan, ctx->inv.jcopies[i].jblock);
+		err = plan_jblock(plan, ctx->inv.jcopies[i].jblock,
+				  E2SR_JWHY_RECORD, ctx->inv.jcopies[i].ino);
 		plan->journal_records++;
 	}
 	if (!err && n)

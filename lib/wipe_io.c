@@ -287,13 +287,13 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 	if (!max || max > ctx->wbuf_blocks)
 		max = ctx->wbuf_blocks;
 	while (i < plan->journal_count) {
-		__u32 first = plan->journal[i];
+		__u32 first = plan->journal[i].jblock;
 		blk64_t phys = e2sr_journal_phys(j, first);
 
 		if (ctx->cancel && *ctx->cancel)
 			return E2SR_ERR_CANCELLED;
 		for (n = 1; i + n < plan->journal_count && n < max &&
-		     plan->journal[i + n] == first + n &&
+		     plan->journal[i + n].jblock == first + n &&
 		     e2sr_journal_phys(j, first + n) == phys + n; n++)
 			;
 		err = e2sr_wipe_journal_check(ctx, first, n);
