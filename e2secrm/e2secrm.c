@@ -22,6 +22,9 @@
 
 #include "e2secrm.h"
 #include "cmd.h"
+#ifdef E2SR_TEST_CUT
+#include "cut_io.h"
+#endif
 
 const char *program_name = "e2secrm";
 
@@ -197,6 +200,10 @@ static int run(struct cmd_opts *o)
 	ctx->method = o->method;
 	ctx->ext_journal = o->ext_journal;
 	ctx->sanitize = o->sanitize;
+#ifdef E2SR_TEST_CUT
+	/* tests/e2secrm-cut only: the power goes after the k-th write. */
+	ctx->io_manager = cut_io_setup();
+#endif
 	progress_setup(ctx, o);
 
 	if (o->dry_run)

@@ -199,6 +199,7 @@ struct e2sr_ctx {
 	int			open_flags;
 	enum e2sr_method	method;
 	int			sanitize;	/* E2SR_FREE_* */
+	io_manager		io_manager;	/* NULL: unix_io */
 	char			detail[160];	/* more about the last error */
 
 	struct e2sr_inventory	inv;

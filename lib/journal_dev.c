@@ -112,7 +112,8 @@ static errcode_t open_channel(ext2_filsys fs, const char *path, int flags,
 
 	if (fs->flags & EXT2_FLAG_RW)
 		flags |= IO_FLAG_RW;
-	err = unix_io_manager->open(path, flags, &j->io);
+	/* The filesystem's io manager, whatever it wraps. */
+	err = fs->io->manager->open(path, flags, &j->io);
 	if (!err)
 		err = io_channel_set_blksize(j->io, fs->blocksize);
 	return err;

@@ -582,8 +582,12 @@ errcode_t e2sr_journal_recover_write(struct e2sr_journal *j, io_channel fsio,
 		err = io_channel_flush(fsio);
 	/*
 	 * e2fsck keeps the old s_sequence when the replay pass failed (a
-	 * copy with a bad checksum), and moves past the log otherwise.
+	 * copy with a bad checksum), and moves past the log otherwise.  A
+	 * journal already empty (a run cut after this write) is left as it
+	 * is, so that the re-run ends where the first run would have.
 	 */
+	if (!err && !j->jsb.start)
+		return 0;
 	if (!err)
 		err = e2sr_journal_write_sb(j, rec->tag_csum_bad ?
 					    rec->start_seq : rec->end_seq + 1,

@@ -248,6 +248,12 @@ static errcode_t check_size(struct e2sr_ctx *ctx, const char *device)
 	return 0;
 }
 
+/* unix_io, unless the caller gave another (a test's power cut, say). */
+static io_manager base_manager(struct e2sr_ctx *ctx)
+{
+	return ctx->io_manager ? ctx->io_manager : unix_io_manager;
+}
+
 static errcode_t open_fs(struct e2sr_ctx *ctx, int rw, io_manager manager)
 {
 	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE |
@@ -324,7 +330,7 @@ static errcode_t replay(struct e2sr_ctx *ctx)
 	if (err)
 		return err;
 	/* The replay may have rewritten the superblock: read it again. */
-	err = open_fs(ctx, 1, unix_io_manager);
+	err = open_fs(ctx, 1, base_manager(ctx));
 	if (err)
 		return err;
 	sb = ctx->fs->super;
@@ -337,6 +343,11 @@ static errcode_t replay(struct e2sr_ctx *ctx)
 		sb->s_kbytes_written += ctx->replay_bytes >> 10;
 	ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	ext2fs_mark_super_dirty(ctx->fs);
+	/*
+	 * Without the superblock as read, libext2fs writes the new one in
+	 * one piece, not field by field: a crash cannot tear it.
+	 */
+	ext2fs_free_mem(&ctx->fs->orig_super);
 	err = ext2fs_flush(ctx->fs);
 	if (err)
 		return err;
@@ -366,7 +377,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	err = check_mount(ctx, device);
 	if (err)
 		return err;
-	err = open_fs(ctx, 0, unix_io_manager);
+	err = open_fs(ctx, 0, base_manager(ctx));
 	if (err)
 		return err;
 	err = check_fs(ctx, 1);
@@ -393,7 +404,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 			return err;
 		ctx->recovered = E2SR_RECOVERY_VIEW;
 	} else if (!rdonly) {
-		err = open_fs(ctx, 1, unix_io_manager);
+		err = open_fs(ctx, 1, base_manager(ctx));
 		if (err)
 			return err;
 		/* The same checks again: the device could have changed. */

@@ -366,6 +366,21 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	errcode_t err;
 
 	sort_unique(plan, jsb);
+	/*
+	 * A copy already all zero was wiped by a run that was cut before
+	 * its descriptor went: the descriptor goes now, as it would have.
+	 */
+	for (i = 0; i < w->nblocks; i++) {
+		err = e2sr_journal_block(ctx->journal, w->blocks[i].jblock,
+					 &data);
+		if (err)
+			return err;
+		if (!all_zero(data, ctx->journal->blocksize))
+			continue;
+		err = plan_jblock(plan, w->blocks[i].desc, E2SR_JWHY_DESC, 0);
+		if (err)
+			return err;
+	}
 	planned = plan->journal_count;
 	for (i = 0; i < planned; i++) {
 		if (!w->nblocks)

@@ -269,20 +269,15 @@ errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 	return 0;
 }
 
-/* Overwrite the planned journal blocks, in physically contiguous runs. */
-errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
+/* One pass over the planned journal blocks: descriptors, or the rest. */
+static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
+				   size_t *done)
 {
 	struct e2sr_plan *plan = &ctx->plan;
 	struct e2sr_journal *j = ctx->journal;
 	size_t i = 0, n, max;
 	errcode_t err;
 
-	*done = 0;
-	if (!plan->journal_count)
-		return 0;
-	err = wbuf_get(ctx);
-	if (err)
-		return err;
 	max = WIPE_CHUNK_BYTES / j->blocksize;
 	if (!max || max > ctx->wbuf_blocks)
 		max = ctx->wbuf_blocks;
@@ -290,10 +285,16 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 		__u32 first = plan->journal[i].jblock;
 		blk64_t phys = e2sr_journal_phys(j, first);
 
+		if ((plan->journal[i].why == E2SR_JWHY_DESC) != descriptors) {
+			i++;
+			continue;
+		}
 		if (ctx->cancel && *ctx->cancel)
 			return E2SR_ERR_CANCELLED;
 		for (n = 1; i + n < plan->journal_count && n < max &&
 		     plan->journal[i + n].jblock == first + n &&
+		     (plan->journal[i + n].why == E2SR_JWHY_DESC) ==
+		     descriptors &&
 		     e2sr_journal_phys(j, first + n) == phys + n; n++)
 			;
 		err = e2sr_wipe_journal_check(ctx, first, n);
@@ -309,9 +310,30 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 			ctx->progress(ctx->progress_data, E2SR_STAGE_JOURNAL,
 				      *done, plan->journal_count);
 	}
+	return io_channel_flush(j->io);
+}
+
+/*
+ * Overwrite the planned journal blocks, in physically contiguous runs:
+ * the copies first, then, once they are on disk, the descriptors that
+ * say where they are.  A run cut in between leaves descriptors a re-run
+ * still follows to the copies.
+ */
+errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
+{
+	errcode_t err;
+
+	*done = 0;
+	if (!ctx->plan.journal_count)
+		return 0;
+	err = wbuf_get(ctx);
+	if (!err)
+		err = wipe_journal_pass(ctx, 0, done);
+	if (!err)
+		err = wipe_journal_pass(ctx, 1, done);
 	if (ctx->method == E2SR_METHOD_RANDOM)
 		memset(ctx->wbuf, 0, ctx->wbuf_blocks * ctx->fs->blocksize);
-	return io_channel_flush(j->io);
+	return err;
 }
 
 /*

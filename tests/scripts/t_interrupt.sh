@@ -1,0 +1,133 @@
+# t_interrupt.sh --- a power cut after every k-th write of a whole run.
+#
+# tests/e2secrm-cut is e2secrm with an io manager that ends the process
+# on the spot before its (k+1)-th write (tests/cut/cut_io.c), losing what
+# was not flushed.  For every k of a rich run: e2fsck -fn is clean after
+# the cut, and a re-run by e2secrm ends in the same image as a run never
+# cut (byte for byte; after a journal recovery, but the superblock's
+# write time, byte counter and checksum).
+. "$(dirname "$0")/../lib.sh"
+
+: "${E2SECRM_CUT_PROG:?E2SECRM_CUT_PROG must name tests/e2secrm-cut}"
+
+# same A B: identical but the primary superblock's volatile fields.
+same() {
+	n=$(cmp -l "$1" "$2" | awk '{
+		o = $1 - 1 - 1024
+		if ((o >= 48 && o < 52) || (o >= 376 && o < 384) ||
+		    o == 628 || (o >= 1020 && o < 1024))
+			next
+		n++
+	} END { print n + 0 }')
+	[ "$n" = 0 ]
+}
+
+# cut_all NAME BASE: every k over the whole run of BASE.
+cut_all() {
+	name=$1 base=$2
+	cp "$base" "$T/u.img"
+	E2SECRM_CUT_COUNT=$T/count "$E2SECRM_CUT_PROG" -y "$T/u.img" \
+		>/dev/null 2>&1
+	rc=$?
+	w=$(cat "$T/count" 2>/dev/null)
+	if [ "$rc" != 1 ] || [ -z "$w" ] || [ "$w" -lt 3 ]; then
+		fail "$name: uncut run" "rc=$rc, $w writes"
+		return
+	fi
+	pass "$name: uncut run wipes, $w writes"
+	fsck_ok=0 rerun_ok=0 k=1 bad=
+	while [ "$k" -le "$w" ]; do
+		cp "$base" "$T/c.img"
+		E2SECRM_CUT_AFTER=$k "$E2SECRM_CUT_PROG" -y "$T/c.img" \
+			>/dev/null 2>&1
+		crc=$?
+		if [ "$crc" != 99 ] && [ "$k" -lt "$w" ]; then
+			bad="$bad k=$k:exit$crc"
+		fi
+		# Before the journal is recovered, e2fsck would recover it.
+		if dumpe2fs -h "$T/c.img" 2>/dev/null |
+		   grep -q '^Filesystem features:.*needs_recovery' ||
+		   e2fsck -fn "$T/c.img" >/dev/null 2>&1; then
+			fsck_ok=$((fsck_ok + 1))
+		else
+			bad="$bad k=$k:fsck"
+		fi
+		run_e2secrm -y "$T/c.img"
+		if { [ "$rc" = 0 ] || [ "$rc" = 1 ]; } &&
+		   same "$T/u.img" "$T/c.img"; then
+			rerun_ok=$((rerun_ok + 1))
+		else
+			bad="$bad k=$k:rerun$rc"
+		fi
+		k=$((k + 1))
+	done
+	[ "$fsck_ok" = "$w" ] &&
+		pass "$name: e2fsck -fn clean after a cut at every k ($w)" ||
+		fail "$name: e2fsck -fn clean after every cut" \
+			"$fsck_ok of $w:$bad"
+	[ "$rerun_ok" = "$w" ] &&
+		pass "$name: re-run reaches the uncut end state at every k ($w)" ||
+		fail "$name: re-run reaches the uncut end state" \
+			"$rerun_ok of $w:$bad"
+	run_e2secrm -y "$T/u.img"
+	[ "$rc" = 0 ] && pass "$name: a run after the uncut one finds nothing" ||
+		fail "$name: a run after the uncut one finds nothing" "rc=$rc"
+}
+
+why=$(can_loop_mount)
+if [ $? != 0 ]; then
+	skip "interrupt: kernel-made image" "loop mount unavailable: $why"
+	skip "interrupt: kernel-made image, needs recovery" \
+		"loop mount unavailable: $why"
+	exit 0
+fi
+
+# A rich run: deleted +s files (one with a depth-1 extent tree, one
+# renamed), a truncated live +s file, a +s directory; names, records,
+# freed blocks and journal copies to wipe.
+B=$T/base.img
+mkimg "$B" 32M -t ext4 -b 1024
+kmount "$B" || { fail "interrupt: mount" "mount failed"; exit 0; }
+M=$T/mnt
+mkdir "$M/sd"
+chattr +s "$M/sd"
+i=0
+while [ $i -lt 6 ]; do
+	canary "$M/sd/f$i" "CUT-SECRET-$i-$$" 40000
+	i=$((i + 1))
+done
+canary "$M/t.bin" "CUT-TRUNC-$$" 200000
+chattr +s "$M/t.bin"
+canary "$M/keep" "CUT-KEEP-$$" 30000
+i=0
+while [ $i -lt 120 ]; do
+	head -c 1024 /dev/urandom >"$M/frag$i"
+	i=$((i + 1))
+done
+sync
+i=0
+while [ $i -lt 120 ]; do
+	rm "$M/frag$i"
+	i=$((i + 2))
+done
+canary "$M/deep" "CUT-DEEP-$$" 60000
+chattr +s "$M/deep"
+mv "$M/sd/f0" "$M/sd/renamed-f0"
+sync
+rm "$M/sd/f1" "$M/sd/f2" "$M/sd/renamed-f0" "$M/deep"
+truncate -s 50000 "$M/t.bin"
+sync
+kumount
+cut_all "interrupt: kernel-made image" "$B"
+
+# The same, with a transaction debugfs leaves to recover: the cut can
+# land in the replay too.
+cp "$B" "$T/rbase.img"
+canary "$T/blk" "CUT-REPLAY-$$" 1024
+printf 'jo\njw -b 30000 %s\njc\n' "$T/blk" | dfs "$T/rbase.img"
+if dumpe2fs -h "$T/rbase.img" 2>/dev/null |
+   grep -q '^Filesystem features:.*needs_recovery'; then
+	cut_all "interrupt: kernel-made image, needs recovery" "$T/rbase.img"
+else
+	fail "interrupt: needs recovery: corpus" "needs_recovery not set"
+fi
