@@ -51,6 +51,8 @@ static void usage_to(FILE *f, int status)
 		"\t--all-free\twipe every free block as well\n"
 		"\t--all-free-if-lost\tthe same, only when a secure-delete "
 		"file's map is gone\n"
+		"\t--all-journal\twipe every journal block but its "
+		"superblock\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
 	exit(status);
@@ -94,6 +96,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "journal-map", no_argument,		NULL, 'J' },
 		{ "all-free",	no_argument,		NULL, 'F' },
 		{ "all-free-if-lost", no_argument,	NULL, 'L' },
+		{ "all-journal", no_argument,		NULL, 'A' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -136,6 +139,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'L':
 			o->sanitize |= E2SR_FREE_IF_LOST;
+			break;
+		case 'A':
+			o->sanitize |= E2SR_FREE_JOURNAL;
 			break;
 		case 'J':
 			o->journal_map = 1;

@@ -154,6 +154,8 @@ static const char *jwhy_name(unsigned int why)
 		return "fast-commit";
 	case E2SR_JWHY_DESC:
 		return "descriptor";
+	case E2SR_JWHY_ALL:
+		return "all";
 	}
 	return "?";
 }

@@ -26,6 +26,7 @@
 /* What to wipe besides the residues of secure-delete files. */
 #define E2SR_FREE_ALL		0x0001	/* every free block */
 #define E2SR_FREE_IF_LOST	0x0002	/* every free block, if a map is gone */
+#define E2SR_FREE_JOURNAL	0x0004	/* every journal block but its sb */
 
 /* Flags for e2sr_open() */
 #define E2SR_OPEN_RDONLY	0x0001	/* -n: never write */
@@ -102,6 +103,7 @@ enum e2sr_jwhy {
 	E2SR_JWHY_NAME,		/* a directory copy naming it */
 	E2SR_JWHY_FC,		/* a fast-commit block with its inode/name */
 	E2SR_JWHY_DESC,		/* the descriptor of such copies */
+	E2SR_JWHY_ALL,		/* --all-journal: stale, whoever's */
 };
 
 struct e2sr_jplan {

@@ -415,8 +415,16 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	errcode_t err;
 
 	plan->journal_count = 0;
-	if (!ctx->journal || !ctx->have_history)
+	if (!ctx->journal)
 		return 0;
+	if (!ctx->have_history) {
+		/* Discovery builds it; a run with no inventory may not. */
+		err = e2sr_history_build(ctx->fs, ctx->journal, 0,
+					 &ctx->history);
+		if (err)
+			return err;
+		ctx->have_history = 1;
+	}
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;
 	if (ctx->inv.count) {
@@ -449,6 +457,11 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 		err = plan_dir_copies(&p);
 	if (!err && n)
 		err = plan_fc_blocks(&p);
+	/* Disposal: the whole log and fast-commit area, once empty. */
+	for (i = ctx->journal->jsb.first; !err &&
+	     (ctx->sanitize & E2SR_FREE_JOURNAL) &&
+	     i < ctx->journal->jsb.maxlen; i++)
+		err = plan_jblock(plan, (__u32)i, E2SR_JWHY_ALL, 0);
 	free(p.inos);
 	if (err)
 		return err;

@@ -128,3 +128,24 @@ if [ "$rc" = 1 ] && [ "$(count "NOLOSS-FREE-$$" "$T/n.img")" = 0 ] &&
 else
 	fail "all-free: every free block wiped" "rc=$rc"
 fi
+
+# --all-journal: every log block goes (the journal is empty after the
+# run's own wipes), the kernel-facing journal still checks clean.
+mkimg "$T/j.img" 16M -t ext4
+canary "$T/jdata" "JOURNAL-ANY-$$" 4096
+printf 'jo\njw -b 9000 %s\njc\n' "$T/jdata" | dfs "$T/j.img"
+e2fsck -y -E journal_only "$T/j.img" >/dev/null 2>&1
+before=$(count "JOURNAL-ANY-$$" "$T/j.img")
+run_e2secrm -y --all-journal "$T/j.img"
+after=$(count "JOURNAL-ANY-$$" "$T/j.img")
+if [ "$rc" = 1 ] && [ "$before" -gt 0 ] && [ "$after" -lt "$before" ] &&
+   [ "$(debugfs -R 'cat <8>' "$T/j.img" 2>/dev/null | grep -a -c "JOURNAL-ANY-$$")" = 0 ]
+then
+	pass "all-journal: no stale copy left in the journal"
+else
+	fail "all-journal: no stale copy left in the journal" \
+		"rc=$rc, $before before, $after after"
+fi
+e2fsck -fn "$T/j.img" >/dev/null 2>&1 &&
+	pass "all-journal: e2fsck -fn clean" ||
+	fail "all-journal: e2fsck -fn clean" "not clean"
