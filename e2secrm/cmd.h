@@ -29,6 +29,7 @@ struct cmd_opts {
 	const char		*ext_journal;
 	int			journal_map;
 	int			sanitize;	/* E2SR_FREE_* */
+	const char		*json;		/* --json FILE, - for stdout */
 };
 
 extern const char *program_name;
@@ -41,6 +42,17 @@ void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		 errcode_t err);
+
+/* json.c */
+enum json_stage {
+	JSON_OPENED,
+	JSON_SCANNED,
+	JSON_WIPED,
+};
+int json_open(const char *path);
+void json_mark(enum json_stage stage, struct e2sr_ctx *ctx);
+void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
+		errcode_t err);
 
 /* journal_map.c */
 int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o);

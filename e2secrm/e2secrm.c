@@ -53,6 +53,7 @@ static void usage_to(FILE *f, int status)
 		"file's map is gone\n"
 		"\t--all-journal\twipe every journal block but its "
 		"superblock\n"
+		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
 	exit(status);
@@ -97,6 +98,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "all-free",	no_argument,		NULL, 'F' },
 		{ "all-free-if-lost", no_argument,	NULL, 'L' },
 		{ "all-journal", no_argument,		NULL, 'A' },
+		{ "json",	required_argument,	NULL, 'O' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -142,6 +144,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'A':
 			o->sanitize |= E2SR_FREE_JOURNAL;
+			break;
+		case 'O':
+			o->json = optarg;
 			break;
 		case 'J':
 			o->journal_map = 1;
@@ -217,6 +222,7 @@ static int run(struct cmd_opts *o)
 	if (o->force)
 		flags |= E2SR_OPEN_FORCE;
 	err = e2sr_open(ctx, o->device, flags);
+	json_mark(JSON_OPENED, err ? NULL : ctx);
 	if (err) {
 		report_error(ctx, err, "while opening", o->device);
 		goto fail;
@@ -229,6 +235,7 @@ static int run(struct cmd_opts *o)
 	err = e2sr_inventory_scan(ctx);
 	if (!err)
 		err = e2sr_plan_build(ctx);
+	json_mark(JSON_SCANNED, ctx);
 	progress_done(ctx);
 	if (err == E2SR_ERR_CANCELLED) {
 		printf("%s: cancelled while scanning; nothing written\n",
@@ -260,6 +267,7 @@ static int run(struct cmd_opts *o)
 		goto out;
 	}
 	err = e2sr_execute(ctx);
+	json_mark(JSON_WIPED, ctx);
 	progress_done(ctx);
 	report_done(ctx, o, err);
 	if (err == E2SR_ERR_CANCELLED) {
@@ -285,11 +293,14 @@ static int run(struct cmd_opts *o)
 	    (ctx->plan.unrecoverable && !ctx->plan.free_all))
 		status |= E2SR_EXIT_LEFT;
 out:
+	json_write(ctx, o, status, 0);
 	e2sr_ctx_free(ctx);
 	return status;
 fail:
+	status |= E2SR_EXIT_ERROR;
+	json_write(ctx, o, status, err);
 	e2sr_ctx_free(ctx);
-	return status | E2SR_EXIT_ERROR;
+	return status;
 }
 
 int main(int argc, char **argv)
@@ -304,6 +315,11 @@ int main(int argc, char **argv)
 		program_name = slash ? slash + 1 : argv[0];
 	}
 	parse_args(argc, argv, &opts);
+	if (opts.json && json_open(opts.json)) {
+		com_err(program_name, errno, "while opening the report %s",
+			opts.json);
+		exit(E2SR_EXIT_ERROR);
+	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

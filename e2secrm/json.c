@@ -1,0 +1,268 @@
+/*
+ * json.c --- `--json FILE`: the run's report, for machines.
+ *
+ * Owns the JSON report (its schema is in e2secrm(8)): what was opened,
+ * what the journal held and whether it was recovered, what was found and
+ * what was wiped by kind, in blocks and bytes, what was left and why,
+ * the time each stage took, and the exit status.  The facts about the
+ * filesystem are taken as soon as it is open, because the handle is gone
+ * by the time the report is written.  The file is opened before the run,
+ * without following a symbolic link.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <e2p/e2p.h>
+
+#include "cmd.h"
+
+static FILE *json_out;
+
+static struct {
+	int		opened;
+	char		uuid[40];
+	unsigned int	blocksize;
+	uint64_t	blocks;
+	__u32		compat, incompat, ro_compat;
+	double		start, t_open, t_scan, t_wipe;
+} facts;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Open the report before the run: a bad path is a usage-time error. */
+int json_open(const char *path)
+{
+	int fd;
+
+	facts.start = now();
+	if (!strcmp(path, "-")) {
+		/* JSON alone on stdout; the human report moves to stderr. */
+		fd = dup(1);
+		if (fd < 0 || dup2(2, 1) < 0)
+			return -1;
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
+			  O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+	}
+	json_out = fdopen(fd, "w");
+	if (!json_out) {
+		close(fd);
+		return -1;
+	}
+	return 0;
+}
+
+void json_mark(enum json_stage stage, struct e2sr_ctx *ctx)
+{
+	double t = now();
+
+	switch (stage) {
+	case JSON_OPENED:
+		facts.t_open = t;
+		if (ctx && ctx->fs) {
+			struct ext2_super_block *sb = ctx->fs->super;
+
+			facts.opened = 1;
+			snprintf(facts.uuid, sizeof(facts.uuid), "%s",
+				 e2p_uuid2str(sb->s_uuid));
+			facts.blocksize = ctx->fs->blocksize;
+			facts.blocks = ext2fs_blocks_count(sb);
+			facts.compat = sb->s_feature_compat;
+			facts.incompat = sb->s_feature_incompat;
+			facts.ro_compat = sb->s_feature_ro_compat;
+		}
+		break;
+	case JSON_SCANNED:
+		facts.t_scan = t;
+		break;
+	case JSON_WIPED:
+		facts.t_wipe = t;
+		break;
+	}
+}
+
+static void put_string(const char *s)
+{
+	fputc('"', json_out);
+	for (; s && *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(json_out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(json_out, "\\u%04x", c);
+		else
+			fputc(c, json_out);
+	}
+	fputc('"', json_out);
+}
+
+static void put_features(void)
+{
+	static const int kinds[3] = { E2P_FEATURE_COMPAT, E2P_FEATURE_INCOMPAT,
+				      E2P_FEATURE_RO_INCOMPAT };
+	__u32 masks[3] = { facts.compat, facts.incompat, facts.ro_compat };
+	int k, bit, first = 1;
+
+	fputc('[', json_out);
+	for (k = 0; k < 3; k++) {
+		for (bit = 0; bit < 32; bit++) {
+			if (!(masks[k] & (1U << bit)))
+				continue;
+			fputs(first ? "" : ", ", json_out);
+			put_string(e2p_feature2string(kinds[k], 1U << bit));
+			first = 0;
+		}
+	}
+	fputc(']', json_out);
+}
+
+static double span(double from, double to)
+{
+	return from && to && to >= from ? to - from : 0;
+}
+
+static void put_counts(const char *name, uint64_t data, uint64_t meta,
+		       uint64_t names, uint64_t records, uint64_t journal,
+		       uint64_t all_free, int last)
+{
+	uint64_t bs = facts.blocksize;
+
+	fprintf(json_out,
+		"  \"%s\": {\"data_blocks\": %" PRIu64
+		", \"metadata_blocks\": %" PRIu64 ", \"names\": %" PRIu64
+		", \"inode_records\": %" PRIu64 ", \"journal_blocks\": %"
+		PRIu64 ", \"all_free_blocks\": %" PRIu64 ", \"bytes\": %"
+		PRIu64 "}%s\n", name, data, meta, names, records, journal,
+		all_free, (data + meta + journal + all_free) * bs,
+		last ? "" : ",");
+}
+
+static const char *method_name(enum e2sr_method m)
+{
+	switch (m) {
+	case E2SR_METHOD_ZERO:
+		return "zero";
+	case E2SR_METHOD_RANDOM:
+		return "random";
+	case E2SR_METHOD_DISCARD:
+		return "discard";
+	case E2SR_METHOD_SECDISCARD:
+		return "secdiscard";
+	}
+	return "?";
+}
+
+static const char *recovered_name(enum e2sr_recovered r)
+{
+	switch (r) {
+	case E2SR_RECOVERY_NONE:
+		return "none";
+	case E2SR_RECOVERY_REPLAYED:
+		return "replayed";
+	case E2SR_RECOVERY_VIEW:
+		return "in-memory";
+	}
+	return "?";
+}
+
+void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
+		errcode_t err)
+{
+	const struct e2sr_plan *p = &ctx->plan;
+	const struct e2sr_stats *st = &ctx->stats;
+	const struct e2sr_journal *j = ctx->journal;
+	size_t i, live = 0, deleted = 0, historic = 0, n;
+	double end = now();
+
+	if (!json_out)
+		return;
+	for (i = 0; i < ctx->inv.count; i++) {
+		enum e2sr_state s = ctx->inv.files[i].state;
+
+		if (s == E2SR_STATE_DELETED)
+			deleted++;
+		else if (s == E2SR_STATE_HISTORIC)
+			historic++;
+		else
+			live++;
+	}
+	fprintf(json_out, "{\n  \"program\": \"e2secrm\",\n  \"version\": ");
+	put_string(E2SR_VERSION);
+	fprintf(json_out, ",\n  \"device\": ");
+	put_string(o->device);
+	fprintf(json_out, ",\n  \"dry_run\": %s,\n  \"method\": \"%s\",\n",
+		o->dry_run ? "true" : "false", method_name(o->method));
+	if (facts.opened) {
+		fprintf(json_out, "  \"filesystem\": {\"uuid\": \"%s\", "
+			"\"block_size\": %u, \"blocks\": %" PRIu64
+			", \"features\": ", facts.uuid, facts.blocksize,
+			facts.blocks);
+		put_features();
+		fprintf(json_out, "},\n");
+	} else {
+		fprintf(json_out, "  \"filesystem\": null,\n");
+	}
+	if (j) {
+		fprintf(json_out, "  \"journal\": {\"external\": %s, "
+			"\"blocks\": %u, \"block_size\": %u, \"sequence\": %u, "
+			"\"recovered\": \"%s\", \"transactions_replayed\": %u, "
+			"\"blocks_replayed\": %zu, \"copies_attributed\": %zu"
+			"},\n", j->external ? "true" : "false", j->jsb.maxlen,
+			j->blocksize, j->jsb.sequence,
+			recovered_name(ctx->recovered),
+			ctx->recovery.transactions, ctx->recovery.nblocks,
+			ctx->have_history ? ctx->history.n : (size_t)0);
+	} else {
+		fprintf(json_out, "  \"journal\": null,\n");
+	}
+	fprintf(json_out, "  \"secure_delete_inodes\": {\"total\": %zu, "
+		"\"in_use\": %zu, \"deleted\": %zu, \"journal_only\": %zu},\n",
+		ctx->inv.count, live, deleted, historic);
+	put_counts("found", p->data_count, p->meta_count, p->name_count,
+		   p->inode_count, p->journal_count,
+		   p->free_all ? p->free_count : 0, 0);
+	put_counts("wiped", st->data_wiped, st->meta_wiped, st->names_wiped,
+		   st->inodes_scrubbed, st->journal_wiped, st->free_wiped, 0);
+	fprintf(json_out, "  \"unrecoverable\": [");
+	for (i = n = 0; i < ctx->inv.count; i++) {
+		const struct e2sr_file *f = &ctx->inv.files[i];
+
+		if ((f->state == E2SR_STATE_DELETED ||
+		     f->state == E2SR_STATE_HISTORIC) &&
+		    (f->map_status & E2SR_MAP_EMPTY))
+			fprintf(json_out, "%s{\"inode\": %u, \"generation\": %u}",
+				n++ ? ", " : "", f->ino, f->generation);
+	}
+	fprintf(json_out, "],\n  \"left_for_e2fsck\": %zu,\n", p->left);
+	fprintf(json_out, "  \"timings\": {\"open\": %.3f, \"scan\": %.3f, "
+		"\"wipe\": %.3f, \"total\": %.3f},\n",
+		span(facts.start, facts.t_open),
+		span(facts.t_open, facts.t_scan),
+		span(facts.t_scan, facts.t_wipe), span(facts.start, end));
+	fprintf(json_out, "  \"error\": ");
+	if (err)
+		put_string(error_message(err));
+	else
+		fputs("null", json_out);
+	fprintf(json_out, ",\n  \"exit_status\": %d\n}\n", status);
+	fclose(json_out);
+	json_out = NULL;
+}
