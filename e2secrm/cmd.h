@@ -30,6 +30,7 @@ struct cmd_opts {
 	int			journal_map;
 	int			sanitize;	/* E2SR_FREE_* */
 	const char		*json;		/* --json FILE, - for stdout */
+	int			verify;
 };
 
 extern const char *program_name;

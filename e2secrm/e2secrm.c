@@ -54,6 +54,7 @@ static void usage_to(FILE *f, int status)
 		"\t--all-journal\twipe every journal block but its "
 		"superblock\n"
 		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
+		"\t--verify\tread back every wiped block\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
 	exit(status);
@@ -99,6 +100,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "all-free-if-lost", no_argument,	NULL, 'L' },
 		{ "all-journal", no_argument,		NULL, 'A' },
 		{ "json",	required_argument,	NULL, 'O' },
+		{ "verify",	no_argument,		NULL, 'W' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -147,6 +149,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'O':
 			o->json = optarg;
+			break;
+		case 'W':
+			o->verify = 1;
 			break;
 		case 'J':
 			o->journal_map = 1;
@@ -211,6 +216,7 @@ static int run(struct cmd_opts *o)
 	ctx->method = o->method;
 	ctx->ext_journal = o->ext_journal;
 	ctx->sanitize = o->sanitize;
+	ctx->verify = o->verify;
 #ifdef E2SR_TEST_CUT
 	/* tests/e2secrm-cut only: the power goes after the k-th write. */
 	ctx->io_manager = cut_io_setup();

@@ -69,5 +69,8 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 	if (err)
 		return err;
 	/* Last: the journal is the map to everything above. */
-	return e2sr_wipe_journal(ctx, &ctx->stats.journal_wiped);
+	err = e2sr_wipe_journal(ctx, &ctx->stats.journal_wiped);
+	if (!err && ctx->verify)
+		err = e2sr_verify(ctx);
+	return err;
 }

@@ -121,6 +121,8 @@ static errcode_t put_run(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	case E2SR_METHOD_RANDOM:
 		/* Fresh bytes for every write, never a reused buffer. */
 		err = fill_random(ctx->wbuf, n * bs);
+		if (!err)
+			err = e2sr_verify_note(ctx, io, blk, n, ctx->wbuf);
 		if (err)
 			return err;
 		break;

@@ -84,10 +84,9 @@ fl=$(debugfs -R "stat s.bin" "$T/l.img" 2>/dev/null |
 {
 	printf 'set_inode_field s.bin flags 0x%x\nrm s.bin\nrm f.bin\n' \
 		$((fl | 1))
-	i=0
-	while [ $i -lt 15 ]; do
+	# debugfs names the last three words IND, DIND and TIND.
+	for i in 0 1 2 3 4 5 6 7 8 9 10 11 IND DIND TIND; do
 		printf 'set_inode_field <%s> block[%s] 0\n' "$ino" "$i"
-		i=$((i + 1))
 	done
 } | dfs "$T/l.img"
 cp "$T/l.img" "$T/l2.img"
@@ -149,3 +148,15 @@ fi
 e2fsck -fn "$T/j.img" >/dev/null 2>&1 &&
 	pass "all-journal: e2fsck -fn clean" ||
 	fail "all-journal: e2fsck -fn clean" "not clean"
+
+# --verify: every wiped block is read back from the device.
+for m in zero random discard; do
+	build "$T/v.img"
+	run_e2secrm -y --verify --all-free -m "$m" "$T/v.img"
+	if [ "$rc" = 1 ] &&
+	   echo "$out" | grep -q "verified [1-9][0-9]* blocks read back: all as written"; then
+		pass "verify -m $m: every wiped block reads back as written"
+	else
+		fail "verify -m $m" "rc=$rc $out"
+	fi
+done

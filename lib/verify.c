@@ -1,0 +1,207 @@
+/*
+ * verify.c --- reading back what a run wrote.
+ *
+ * Owns --verify: after the run, with the channels' caches off, every
+ * block the plan wiped is read again from the device and must read as
+ * zeros or, with -m random, as the bytes written (compared by a crc32c
+ * of each run, kept when it was written).  Directory names and inode
+ * records are checked by the stages that rewrote them through libext2fs.
+ * A block that does not read back as it should is an error.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+/* With -m random: remember what one run put out. */
+errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
+			   blk64_t n, const void *buf)
+{
+	struct e2sr_written *w;
+
+	if (!ctx->verify || ctx->method != E2SR_METHOD_RANDOM)
+		return 0;
+	if (ctx->written_count == ctx->written_alloc) {
+		size_t na = ctx->written_alloc ? ctx->written_alloc * 2 : 64;
+
+		w = realloc(ctx->written, na * sizeof(*w));
+		if (!w)
+			return EXT2_ET_NO_MEMORY;
+		ctx->written = w;
+		ctx->written_alloc = na;
+	}
+	w = &ctx->written[ctx->written_count++];
+	w->io = io;
+	w->blk = blk;
+	w->count = n;
+	w->crc = ext2fs_crc32c_le(~0U, buf, n * ctx->fs->blocksize);
+	return 0;
+}
+
+static int all_zero(const unsigned char *b, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/* Read [blk, blk + n) of @io in chunks; each must be zeros. */
+static errcode_t check_zero(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
+			    blk64_t n, unsigned char *buf, size_t chunk)
+{
+	size_t bs = ctx->fs->blocksize;
+	blk64_t k;
+	errcode_t err;
+
+	while (n) {
+		k = n < chunk ? n : chunk;
+		err = io_channel_read_blk64(io, blk, k, buf);
+		if (err)
+			return err;
+		if (!all_zero(buf, k * bs)) {
+			ctx->stats.verify_bad++;
+			if (!ctx->stats.verify_first_bad)
+				ctx->stats.verify_first_bad = blk;
+		}
+		ctx->stats.verified += k;
+		blk += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static errcode_t check_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+			      unsigned char *buf, size_t chunk)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block, end;
+	errcode_t err;
+
+	while (start <= last) {
+		if (ext2fs_find_first_set_block_bitmap2(map, start, last,
+							&start))
+			break;
+		if (ext2fs_find_first_zero_block_bitmap2(map, start, last,
+							 &end))
+			end = last + 1;
+		err = check_zero(ctx, fs->io, start, end - start, buf, chunk);
+		if (err)
+			return err;
+		start = end;
+	}
+	return 0;
+}
+
+/* Every free block, for --all-free. */
+static errcode_t check_free(struct e2sr_ctx *ctx, unsigned char *buf,
+			    size_t chunk)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block, end;
+	errcode_t err;
+
+	while (start <= last) {
+		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start,
+							 last, &start))
+			break;
+		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, start,
+							last, &end))
+			end = last + 1;
+		err = check_zero(ctx, fs->io, start, end - start, buf, chunk);
+		if (err)
+			return err;
+		start = end;
+	}
+	return 0;
+}
+
+/*
+ * Newest run first: a run that a later one overwrote in part (--all-free
+ * goes over the freed blocks again) is vouched for by that later run.
+ */
+static errcode_t check_random(struct e2sr_ctx *ctx)
+{
+	size_t bs = ctx->fs->blocksize, i, max = 1;
+	ext2fs_block_bitmap later;
+	unsigned char *buf;
+	errcode_t err;
+
+	for (i = 0; i < ctx->written_count; i++)
+		if (ctx->written[i].count > max)
+			max = ctx->written[i].count;
+	err = ext2fs_allocate_block_bitmap(ctx->fs, "verified", &later);
+	if (err)
+		return err;
+	buf = malloc(max * bs);
+	if (!buf) {
+		ext2fs_free_block_bitmap(later);
+		return EXT2_ET_NO_MEMORY;
+	}
+	for (i = ctx->written_count; i-- > 0;) {
+		const struct e2sr_written *w = &ctx->written[i];
+
+		if (w->io == ctx->fs->io) {
+			if (!ext2fs_test_block_bitmap_range2(later, w->blk,
+							     w->count))
+				continue;
+			ext2fs_mark_block_bitmap_range2(later, w->blk,
+							w->count);
+		}
+		err = io_channel_read_blk64(w->io, w->blk, w->count, buf);
+		if (err)
+			break;
+		if (ext2fs_crc32c_le(~0U, buf, w->count * bs) != w->crc) {
+			ctx->stats.verify_bad++;
+			if (!ctx->stats.verify_first_bad)
+				ctx->stats.verify_first_bad = w->blk;
+		}
+		ctx->stats.verified += w->count;
+	}
+	free(buf);
+	ext2fs_free_block_bitmap(later);
+	return err;
+}
+
+errcode_t e2sr_verify(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_journal *j = ctx->journal;
+	size_t chunk = 256, i;
+	unsigned char *buf;
+	errcode_t err;
+
+	/* Read the device, not what the channels remember writing. */
+	io_channel_set_options(ctx->fs->io, "cache=off");
+	if (j)
+		io_channel_set_options(j->io, "cache=off");
+	buf = malloc(chunk * ctx->fs->blocksize);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	if (ctx->method == E2SR_METHOD_RANDOM) {
+		err = check_random(ctx);
+	} else {
+		err = check_bitmap(ctx, plan->data_blocks, buf, chunk);
+		if (!err)
+			err = check_bitmap(ctx, plan->meta_blocks, buf, chunk);
+		if (!err && plan->free_all)
+			err = check_free(ctx, buf, chunk);
+		for (i = 0; !err && j && i < plan->journal_count; i++)
+			err = check_zero(ctx, j->io,
+					 e2sr_journal_phys(j,
+						plan->journal[i].jblock),
+					 1, buf, chunk);
+	}
+	free(buf);
+	if (!err && ctx->stats.verify_bad)
+		err = E2SR_ERR_VERIFY;
+	return err;
+}
