@@ -247,7 +247,7 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 
 		if ((f->state == E2SR_STATE_DELETED ||
 		     f->state == E2SR_STATE_HISTORIC) &&
-		    (f->map_status & E2SR_MAP_EMPTY))
+		    (f->map_status & E2SR_MAP_LOST))
 			fprintf(json_out, "%s{\"inode\": %u, \"generation\": %u}",
 				n++ ? ", " : "", f->ino, f->generation);
 	}

@@ -221,11 +221,21 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			printf("%s: inode %u: its block map is no longer in "
 			       "its record; data blocks it had may remain in "
 			       "free space\n", o->device, f->ino);
+		else if ((f->state == E2SR_STATE_DELETED ||
+			  f->state == E2SR_STATE_HISTORIC) &&
+			 (f->map_status & E2SR_MAP_LOST))
+			printf("%s: inode %u: part of its block map could not "
+			       "be read (%s); data blocks under it may remain "
+			       "in free space\n", o->device, f->ino,
+			       (f->map_status & E2SR_MAP_DAMAGED) ?
+			       error_message(f->map_error) :
+			       "tree blocks in use again");
 	}
 	if (plan->name_dirs_damaged)
-		printf("%s: %zu director%s could not be read; names in them "
-		       "were left\n", o->device, plan->name_dirs_damaged,
+		printf("%s: names in %zu damaged director%s were left\n",
+		       o->device, plan->name_dirs_damaged,
 		       plan->name_dirs_damaged == 1 ? "y" : "ies");
+
 	if (e2sr_plan_empty(plan)) {
 		printf("%s: nothing to wipe\n", o->device);
 		return;
@@ -269,6 +279,10 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		       "discard that reads back zeros)\n", o->device,
 		       (uint64_t)st->discarded, (uint64_t)st->zeroed_out,
 		       st->discard_fallback);
+	if (ctx->verify)
+		printf("%s: verified %" PRIu64 " blocks read back: %s\n",
+		       o->device, (uint64_t)st->verified,
+		       st->verify_bad ? "MISMATCH" : "all as written");
 	if (ctx->method == E2SR_METHOD_SECDISCARD && st->secdiscard_fallback)
 		printf("%s: secure discard unavailable for %lu runs (not a "
 		       "block device, or not supported): discarded or zeroed instead\n",
@@ -277,7 +291,7 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		printf("%s: cancelled at a safe point; run e2secrm again to "
 		       "finish\n", o->device);
 	if (ctx->plan.unrecoverable)
-		printf("%s: %zu secure-delete file%s had no block map left: "
+		printf("%s: %zu secure-delete file%s lost all or part of a block map: "
 		       "%s\n", o->device, ctx->plan.unrecoverable,
 		       ctx->plan.unrecoverable == 1 ? "" : "s",
 		       ctx->plan.free_all && !err ? "all free space was wiped" :

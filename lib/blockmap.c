@@ -409,6 +409,16 @@ static errcode_t map_ea_block(struct map_walk *w,
 		EXT2_ET_NO_MEMORY : 0;
 }
 
+static int i_block_zero(const struct ext2_inode *inode)
+{
+	int i;
+
+	for (i = 0; i < EXT2_N_BLOCKS; i++)
+		if (inode->i_block[i])
+			return 0;
+	return 1;
+}
+
 errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 			struct ext2_inode_large *inode)
 {
@@ -438,6 +448,8 @@ errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 	} else if (LINUX_S_ISLNK(ino->i_mode) &&
 		   !ext2fs_inode_has_valid_blocks2(fs, ino)) {
 		file->map_status |= E2SR_MAP_SYMLINK;
+	} else if ((ino->i_flags & EXT4_EXTENTS_FL) && i_block_zero(ino)) {
+		/* Nothing there at all: no map, rather than a bad one. */
 	} else if (ino->i_flags & EXT4_EXTENTS_FL) {
 		/* Tree block checksums are seeded with this record's
 		 * generation: serve it, not the one on disk. */

@@ -213,6 +213,7 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 		if (err) {
 			/* A damaged directory: its names stay, the run goes on. */
 			plan->name_dirs_damaged++;
+			plan->left++;	/* its names stay: exit bit 4 */
 			w.found = before;
 			err = 0;
 			continue;

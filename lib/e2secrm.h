@@ -65,6 +65,9 @@ enum e2sr_extent_kind {
 #define E2SR_MAP_INLINE		0x0008	/* contents live in the record */
 #define E2SR_MAP_SYMLINK	0x0010	/* fast symlink: target in i_block */
 #define E2SR_MAP_JOURNAL	0x0020	/* maps read from journal copies */
+/* What of a deleted map may have pointed to blocks we cannot know. */
+#define E2SR_MAP_LOST		(E2SR_MAP_EMPTY | E2SR_MAP_DAMAGED | \
+				 E2SR_MAP_REUSED)
 
 struct e2sr_extent {
 	blk64_t		pblk;		/* first physical block */
@@ -168,6 +171,14 @@ enum e2sr_recovered {
 	E2SR_RECOVERY_VIEW,		/* dry run: replayed in memory */
 };
 
+/* One run put out with -m random, as --verify will read it back. */
+struct e2sr_written {
+	io_channel		io;
+	blk64_t			blk;
+	blk64_t			count;
+	__u32			crc;
+};
+
 struct e2sr_stats {
 	blk64_t		data_wiped;
 	blk64_t		meta_wiped;
@@ -180,6 +191,9 @@ struct e2sr_stats {
 	blk64_t		zeroed_out;	/* zeroed by the device */
 	unsigned long	discard_fallback; /* runs written as zeros */
 	unsigned long	secdiscard_fallback; /* runs without BLKSECDISCARD */
+	blk64_t		verified;	/* blocks read back */
+	blk64_t		verify_bad;	/* reads that did not match */
+	blk64_t		verify_first_bad;
 };
 
 enum e2sr_stage {
@@ -202,6 +216,10 @@ struct e2sr_ctx {
 	enum e2sr_method	method;
 	int			sanitize;	/* E2SR_FREE_* */
 	io_manager		io_manager;	/* NULL: unix_io */
+	int			verify;		/* read back what was wiped */
+	struct e2sr_written	*written;	/* -m random runs, for it */
+	size_t			written_count;
+	size_t			written_alloc;
 	char			detail[160];	/* more about the last error */
 
 	struct e2sr_inventory	inv;
@@ -288,6 +306,11 @@ errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done);
 /* scrub.c */
 void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode);
 errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino);
+
+/* verify.c */
+errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
+			   blk64_t n, const void *buf);
+errcode_t e2sr_verify(struct e2sr_ctx *ctx);
 
 /* execute.c */
 errcode_t e2sr_execute(struct e2sr_ctx *ctx);

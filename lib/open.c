@@ -16,6 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <linux/major.h>
+
 #include <e2p/e2p.h>
 
 #include "e2secrm.h"
@@ -85,7 +90,51 @@ errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len)
 	return 0;
 }
 
+static errcode_t check_mount_one(struct e2sr_ctx *ctx, const char *device);
+
+/*
+ * A loop device's backing file, from sysfs; 0 if @device is not a loop
+ * device with one.
+ */
+static int loop_backing_file(const char *device, char *path, size_t len)
+{
+	char sys[96];
+	struct stat st;
+	FILE *f;
+	size_t n;
+
+	if (stat(device, &st) || !S_ISBLK(st.st_mode) ||
+	    major(st.st_rdev) != LOOP_MAJOR)
+		return 0;
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file",
+		 major(st.st_rdev), minor(st.st_rdev));
+	f = fopen(sys, "r");
+	if (!f)
+		return 0;
+	n = fread(path, 1, len - 1, f);
+	fclose(f);
+	while (n && (path[n - 1] == '\n' || path[n - 1] == 0))
+		n--;
+	path[n] = 0;
+	return n > 0;
+}
+
 static errcode_t check_mount(struct e2sr_ctx *ctx, const char *device)
+{
+	char backing[PATH_MAX];
+	errcode_t err;
+
+	err = check_mount_one(ctx, device);
+	/*
+	 * The same file may be mounted through another loop device: the
+	 * mount table names that one, not ours.
+	 */
+	if (!err && loop_backing_file(device, backing, sizeof(backing)))
+		err = check_mount_one(ctx, backing);
+	return err;
+}
+
+static errcode_t check_mount_one(struct e2sr_ctx *ctx, const char *device)
 {
 	errcode_t err;
 	int mount_flags = 0;

@@ -170,7 +170,8 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 			if (err)
 				return err;
 		}
-		if (file->map_status & E2SR_MAP_EMPTY)
+		/* A part of the map we could not read: blocks unknown. */
+		if (file->map_status & E2SR_MAP_LOST)
 			plan->unrecoverable++;
 	}
 	/* Free space the plan cannot narrow down: all of it, if asked. */

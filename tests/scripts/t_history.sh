@@ -49,10 +49,9 @@ e2fsck -y -E journal_only "$I" >/dev/null 2>&1
 # nothing of the leaf on disk.
 {
 	echo "rm s.bin"
-	i=0
-	while [ $i -lt 15 ]; do
+	# debugfs names the last three words IND, DIND and TIND.
+	for i in 0 1 2 3 4 5 6 7 8 9 10 11 IND DIND TIND; do
 		printf 'set_inode_field <%s> block[%s] 0\n' "$ino" "$i"
-		i=$((i + 1))
 	done
 } | dfs "$I"
 head -c 4096 /dev/urandom | dd of="$I" bs=4096 seek="$leaf" conv=notrunc \

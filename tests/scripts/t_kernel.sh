@@ -39,7 +39,7 @@ kernel_case() {
 			fail "$name: inventory" "rc=$rc $out"
 		fi
 		run_e2secrm -y "$img"
-		if [ "$rc" = 5 ] && echo "$out" | grep -q 'no block map left'
+		if [ "$rc" = 5 ] && echo "$out" | grep -q 'lost all or part of a block map'
 		then
 			pass "$name: record scrubbed, lost map reported (exit 5)"
 		else
