@@ -53,6 +53,7 @@ static void usage_to(FILE *f, int status)
 		"file's map is gone\n"
 		"\t--all-journal\twipe every journal block but its "
 		"superblock\n"
+		"\t--dir-slack\twipe every removed name in every directory\n"
 		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
 		"\t--verify\tread back every wiped block\n"
 		"\t-V\t\tprint version and exit\n",
@@ -99,6 +100,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "all-free",	no_argument,		NULL, 'F' },
 		{ "all-free-if-lost", no_argument,	NULL, 'L' },
 		{ "all-journal", no_argument,		NULL, 'A' },
+		{ "dir-slack",	no_argument,		NULL, 'D' },
 		{ "json",	required_argument,	NULL, 'O' },
 		{ "verify",	no_argument,		NULL, 'W' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -146,6 +148,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'A':
 			o->sanitize |= E2SR_FREE_JOURNAL;
+			break;
+		case 'D':
+			o->sanitize |= E2SR_FREE_DIRSLACK;
 			break;
 		case 'O':
 			o->json = optarg;

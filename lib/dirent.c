@@ -35,6 +35,7 @@ struct name_walk {
 	size_t			found;
 	__u32			*jnames;	/* names journal copies */
 	size_t			jname_count;	/* give the inventory */
+	int			all;		/* --dir-slack: every name */
 };
 
 static int cmp_ino(const void *a, const void *b)
@@ -97,45 +98,14 @@ static int is_index_block(const struct name_walk *w, const char *buf,
 	return 0;
 }
 
-static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
-		       struct ext2_dir_entry *dirent, int offset,
-		       int blocksize, char *buf, void *priv)
+/* Zero a removed entry's name (and inode): the rec_len chain stays. */
+static int wipe_name(struct name_walk *w, struct ext2_dir_entry *dirent,
+		     int offset, int blocksize, char *buf)
 {
-	struct name_walk *w = priv;
-	struct ino_ref key, *ref;
-	struct e2sr_file *file;
-	int len;
+	int len = ext2fs_dirent_name_len(dirent);
 
-	if (!dirent->inode) {
-		/* Whose it was only a journal copy can say. */
-		len = ext2fs_dirent_name_len(dirent);
-		if (!len || offset + 8 + len > blocksize ||
-		    is_index_block(w, buf, blocksize) ||
-		    !e2sr_name_in(w->jnames, w->jname_count, dirent->name,
-				  len))
-			return 0;
-		w->found++;
-		if (!w->write)
-			return 0;
-		memset(dirent->name, 0, len);
-		ext2fs_dirent_set_name_len(dirent, 0);
-		ext2fs_dirent_set_file_type(dirent, 0);
-		return DIRENT_CHANGED;
-	}
-	key.ino = dirent->inode;
-	ref = bsearch(&key, w->inos, w->count, sizeof(*w->inos), cmp_ino);
-	if (!ref)
+	if (!len || is_index_block(w, buf, blocksize))
 		return 0;
-	if (entry != DIRENT_DELETED_FILE) {
-		/* A live name: the inode is not deleted, whatever its bit. */
-		file = &w->ctx->inv.files[ref->idx];
-		if (file->state == E2SR_STATE_DELETED)
-			file->state = E2SR_STATE_UNCLEAR;
-		return 0;
-	}
-	if (is_index_block(w, buf, blocksize))
-		return 0;
-	len = ext2fs_dirent_name_len(dirent);
 	/* The iterator checked the header; never write past the block. */
 	if (offset + 8 + len > blocksize)
 		return 0;
@@ -147,6 +117,40 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	ext2fs_dirent_set_name_len(dirent, 0);
 	ext2fs_dirent_set_file_type(dirent, 0);
 	return DIRENT_CHANGED;
+}
+
+static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
+		       struct ext2_dir_entry *dirent, int offset,
+		       int blocksize, char *buf, void *priv)
+{
+	struct name_walk *w = priv;
+	struct ino_ref key, *ref = NULL;
+	struct e2sr_file *file;
+
+	if (!dirent->inode) {
+		/* Whose it was only a journal copy can say. */
+		if (w->all || e2sr_name_in(w->jnames, w->jname_count,
+					   dirent->name,
+					   ext2fs_dirent_name_len(dirent)))
+			return wipe_name(w, dirent, offset, blocksize, buf);
+		return 0;
+	}
+	key.ino = dirent->inode;
+	if (w->count)
+		ref = bsearch(&key, w->inos, w->count, sizeof(*w->inos),
+			      cmp_ino);
+	if (entry != DIRENT_DELETED_FILE) {
+		/* A live name: the inode is not deleted, whatever its bit. */
+		if (!ref)
+			return 0;
+		file = &w->ctx->inv.files[ref->idx];
+		if (file->state == E2SR_STATE_DELETED)
+			file->state = E2SR_STATE_UNCLEAR;
+		return 0;
+	}
+	if (!ref && !w->all)
+		return 0;
+	return wipe_name(w, dirent, offset, blocksize, buf);
 }
 
 static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
@@ -202,8 +206,9 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
+	w.all = !!(ctx->sanitize & E2SR_FREE_DIRSLACK);
 	err = sorted_inventory(ctx, &w);
-	if (err || !w.count)
+	if (err || (!w.count && !w.all))
 		return err;
 	for (i = 0; i < ctx->inv.dir_count; i++) {
 		before = w.found;
@@ -243,8 +248,9 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.write = 1;
+	w.all = !!(ctx->sanitize & E2SR_FREE_DIRSLACK);
 	err = sorted_inventory(ctx, &w);
-	if (err || !w.count)
+	if (err || (!w.count && !w.all))
 		return err;
 	for (i = 0; i < plan->name_dir_count; i++) {
 		if (ctx->cancel && *ctx->cancel) {

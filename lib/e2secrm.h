@@ -27,6 +27,7 @@
 #define E2SR_FREE_ALL		0x0001	/* every free block */
 #define E2SR_FREE_IF_LOST	0x0002	/* every free block, if a map is gone */
 #define E2SR_FREE_JOURNAL	0x0004	/* every journal block but its sb */
+#define E2SR_FREE_DIRSLACK	0x0008	/* every removed name in every dir */
 
 /* Flags for e2sr_open() */
 #define E2SR_OPEN_RDONLY	0x0001	/* -n: never write */

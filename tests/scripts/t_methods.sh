@@ -160,3 +160,21 @@ for m in zero random discard; do
 		fail "verify -m $m" "rc=$rc $out"
 	fi
 done
+
+# --dir-slack: every removed name in every live directory, +s or not.
+mkimg "$T/d.img" 16M -t ext4
+echo x >"$T/x"
+printf 'mkdir dd\ncd dd\nwrite %s keep-name\nwrite %s SLACK-PLAIN-%s\nwrite %s other\nrm SLACK-PLAIN-%s\n' \
+	"$T/x" "$T/x" "$$" "$T/x" "$$" | dfs "$T/d.img"
+run_e2secrm -y "$T/d.img"
+[ "$rc" = 0 ] && [ "$(count "SLACK-PLAIN-$$" "$T/d.img")" -gt 0 ] &&
+	pass "dir-slack: without it, a plain removed name stays (exit 0)" ||
+	fail "dir-slack: without it, a plain removed name stays" "rc=$rc"
+run_e2secrm -y --dir-slack "$T/d.img"
+if [ "$rc" = 1 ] && [ "$(count "SLACK-PLAIN-$$" "$T/d.img")" = 0 ] &&
+   debugfs -R "ls dd" "$T/d.img" 2>/dev/null | grep -q keep-name &&
+   e2fsck -fn "$T/d.img" >/dev/null 2>&1; then
+	pass "dir-slack: the removed name is gone, live names and e2fsck fine"
+else
+	fail "dir-slack: the removed name is gone" "rc=$rc $out"
+fi
