@@ -36,6 +36,11 @@ struct name_walk {
 	__u32			*jnames;	/* names journal copies */
 	size_t			jname_count;	/* give the inventory */
 	int			all;		/* --dir-slack: every name */
+	unsigned char		*jblob;		/* those names, length first */
+	size_t			jblob_len;
+	ext2_ino_t		dir;
+	char			*block;		/* one directory block */
+	errcode_t		err;
 };
 
 static int cmp_ino(const void *a, const void *b)
@@ -54,7 +59,8 @@ static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 	w->count = ctx->inv.count;
 	if (!w->count)
 		return 0;
-	err = e2sr_journal_names(ctx, &w->jnames, &w->jname_count);
+	err = e2sr_journal_names(ctx, &w->jnames, &w->jname_count,
+				 &w->jblob, &w->jblob_len);
 	if (err)
 		return err;
 	w->inos = malloc(w->count * sizeof(*w->inos));
@@ -153,6 +159,96 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	return wipe_name(w, dirent, offset, blocksize, buf);
 }
 
+/* Zero every known secure-delete name that appears in [from, to). */
+static int zero_known_names(struct name_walk *w, char *buf, unsigned int from,
+			    unsigned int to)
+{
+	size_t i = 0;
+	unsigned int n;
+	char *p;
+	int hits = 0;
+
+	while (i < w->jblob_len) {
+		n = w->jblob[i];
+		if (n >= 3 && to - from >= n) {
+			p = memmem(buf + from, to - from, w->jblob + i + 1, n);
+			while (p) {
+				hits++;
+				if (w->write)
+					memset(p, 0, n);
+				p = memmem(p + n, buf + to - (p + n),
+					   w->jblob + i + 1, n);
+				if (!w->write)
+					break;
+			}
+		}
+		i += 1 + n;
+	}
+	return hits;
+}
+
+/*
+ * After an htree split or a merge, bytes of old entries stay in the
+ * slack of live ones with their headers half overwritten, where the
+ * library's iteration cannot see them.  Search the slack of each entry
+ * for the names journal copies give to secure-delete inodes.
+ */
+static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		       blk64_t ref_blk EXT2FS_ATTR((unused)),
+		       int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct name_walk *w = priv;
+	struct ext2_dir_entry *de;
+	unsigned int off = 0, rec_len, used, bs = fs->blocksize;
+	int hits = 0;
+
+	if (blockcnt < 0)
+		return 0;
+	w->err = ext2fs_read_dir_block4(fs, *blocknr, w->block, 0, w->dir);
+	if (w->err == EXT2_ET_DIR_CSUM_INVALID)
+		w->err = 0;	/* not ours to judge; only slack is read */
+	if (w->err)
+		return BLOCK_ABORT;
+	if (is_index_block(w, w->block, bs))
+		return 0;
+	while (off + 8 <= bs) {
+		de = (struct ext2_dir_entry *)(w->block + off);
+		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
+		    rec_len > bs - off || (rec_len & 3))
+			break;
+		used = de->inode || ext2fs_dirent_name_len(de) ?
+		       ((8 + ext2fs_dirent_name_len(de) + 3) & ~3U) : 8;
+		if (used < rec_len)
+			hits += zero_known_names(w, w->block, off + used,
+						 off + rec_len);
+		off += rec_len;
+	}
+	if (!hits)
+		return 0;
+	w->found += hits;
+	if (!w->write)
+		return 0;
+	w->err = ext2fs_write_dir_block4(fs, *blocknr, w->block, 0, w->dir);
+	return w->err ? BLOCK_ABORT : 0;
+}
+
+static errcode_t scan_slack(struct name_walk *w, ext2_ino_t dir)
+{
+	ext2_filsys fs = w->ctx->fs;
+	errcode_t err;
+
+	if (!w->block) {
+		err = ext2fs_get_mem(fs->blocksize, &w->block);
+		if (err)
+			return err;
+	}
+	w->dir = dir;
+	w->err = 0;
+	err = ext2fs_block_iterate3(fs, dir, BLOCK_FLAG_READ_ONLY |
+				    BLOCK_FLAG_DATA_ONLY, NULL, slack_block, w);
+	return err ? err : w->err;
+}
+
 static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 {
 	ext2_filsys fs = w->ctx->fs;
@@ -178,7 +274,10 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	 */
 	if (inode.i_flags & EXT4_INLINE_DATA_FL)
 		flags |= DIRENT_FLAG_INCLUDE_INLINE_DATA;
-	return ext2fs_dir_iterate2(fs, dir, flags, NULL, visit_entry, w);
+	err = ext2fs_dir_iterate2(fs, dir, flags, NULL, visit_entry, w);
+	if (err || (inode.i_flags & EXT4_INLINE_DATA_FL) || !w->jblob_len)
+		return err;
+	return scan_slack(w, dir);
 }
 
 static errcode_t add_name_dir(struct e2sr_plan *plan, ext2_ino_t dir)
@@ -232,6 +331,8 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 	plan->name_count = w.found;
 	free(w.inos);
 	free(w.jnames);
+	free(w.jblob);
+	free(w.block);
 	return err;
 }
 
@@ -267,5 +368,7 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 	ctx->stats.names_wiped = w.found;
 	free(w.inos);
 	free(w.jnames);
+	free(w.jblob);
+	free(w.block);
 	return err;
 }

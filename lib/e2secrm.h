@@ -279,7 +279,8 @@ const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind);
 /* plan_journal.c */
 errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx);
 errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
-			     size_t *count);
+			     size_t *count, unsigned char **blob,
+			     size_t *blob_len);
 int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 		 unsigned int len);
 

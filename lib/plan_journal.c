@@ -163,9 +163,33 @@ static errcode_t add_hash(__u32 **set, size_t *n, size_t *alloc, __u32 h)
  * nothing of whose it was; the same name next to a secure-delete inode
  * number in a copy does.
  */
-errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
-			     size_t *count)
+/* Append one name to the blob: a length byte, then the bytes. */
+static errcode_t add_name(unsigned char **blob, size_t *len, size_t *alloc,
+			  const unsigned char *name, unsigned int n)
 {
+	if (*len + 1 + n > *alloc) {
+		size_t na = *alloc ? *alloc * 2 : 4096;
+		unsigned char *v;
+
+		while (na < *len + 1 + n)
+			na *= 2;
+		v = realloc(*blob, na);
+		if (!v)
+			return EXT2_ET_NO_MEMORY;
+		*blob = v;
+		*alloc = na;
+	}
+	(*blob)[(*len)++] = n;
+	memcpy(*blob + *len, name, n);
+	*len += n;
+	return 0;
+}
+
+errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
+			     size_t *count, unsigned char **blob,
+			     size_t *blob_len)
+{
+	size_t blob_alloc = 0;
 	const struct e2sr_history *h = &ctx->history;
 	ext2_ino_t *inos = NULL;
 	const unsigned char *b;
@@ -176,6 +200,8 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 
 	*hashes = NULL;
 	*count = 0;
+	*blob = NULL;
+	*blob_len = 0;
 	if (!ctx->journal || !ctx->have_history || !ctx->inv.count)
 		return 0;
 	bs = ctx->journal->blocksize;
@@ -209,12 +235,18 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 				continue;
 			err = add_hash(hashes, &n, &alloc,
 				       name_hash(b + off + 8, name_len));
+			if (!err)
+				err = add_name(blob, blob_len, &blob_alloc,
+					       b + off + 8, name_len);
 		}
 	}
 	free(inos);
 	if (err) {
 		free(*hashes);
+		free(*blob);
 		*hashes = NULL;
+		*blob = NULL;
+		*blob_len = 0;
 		return err;
 	}
 	if (n)
