@@ -290,6 +290,8 @@ void e2sr_plan_free(struct e2sr_plan *plan);
 int e2sr_plan_empty(const struct e2sr_plan *plan);
 blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
 			  blk64_t last);
+int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
+		  blk64_t last, blk64_t *end);
 
 /* dirent.c */
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);

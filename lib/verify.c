@@ -77,45 +77,16 @@ static errcode_t check_zero(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	return 0;
 }
 
-static errcode_t check_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			      unsigned char *buf, size_t chunk)
+/* Every run of @map's set blocks (or, for --all-free, clear ones). */
+static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+			    int set, unsigned char *buf, size_t chunk)
 {
 	ext2_filsys fs = ctx->fs;
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
 	blk64_t start = fs->super->s_first_data_block, end;
 	errcode_t err;
 
-	while (start <= last) {
-		if (ext2fs_find_first_set_block_bitmap2(map, start, last,
-							&start))
-			break;
-		if (ext2fs_find_first_zero_block_bitmap2(map, start, last,
-							 &end))
-			end = last + 1;
-		err = check_zero(ctx, fs->io, start, end - start, buf, chunk);
-		if (err)
-			return err;
-		start = end;
-	}
-	return 0;
-}
-
-/* Every free block, for --all-free. */
-static errcode_t check_free(struct e2sr_ctx *ctx, unsigned char *buf,
-			    size_t chunk)
-{
-	ext2_filsys fs = ctx->fs;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
-	blk64_t start = fs->super->s_first_data_block, end;
-	errcode_t err;
-
-	while (start <= last) {
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start,
-							 last, &start))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, start,
-							last, &end))
-			end = last + 1;
+	while (e2sr_next_run(map, set, &start, last, &end)) {
 		err = check_zero(ctx, fs->io, start, end - start, buf, chunk);
 		if (err)
 			return err;
@@ -189,11 +160,11 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 	if (ctx->method == E2SR_METHOD_RANDOM) {
 		err = check_random(ctx);
 	} else {
-		err = check_bitmap(ctx, plan->data_blocks, buf, chunk);
+		err = check_runs(ctx, plan->data_blocks, 1, buf, chunk);
 		if (!err)
-			err = check_bitmap(ctx, plan->meta_blocks, buf, chunk);
+			err = check_runs(ctx, plan->meta_blocks, 1, buf, chunk);
 		if (!err && plan->free_all)
-			err = check_free(ctx, buf, chunk);
+			err = check_runs(ctx, ctx->fs->block_map, 0, buf, chunk);
 		for (i = 0; !err && j && i < plan->journal_count; i++)
 			err = check_zero(ctx, j->io,
 					 e2sr_journal_phys(j,

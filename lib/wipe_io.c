@@ -179,33 +179,29 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 }
 
 /*
- * Wipe every block set in @map, run by run, stopping at a run boundary
- * when the user cancels.  *done counts the blocks written.
+ * Wipe every run of blocks set in @map (or clear, for all free space),
+ * stopping at a run boundary when the user cancels.  *done counts the
+ * blocks written.
  */
-errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   enum e2sr_stage stage, blk64_t *done)
+static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+			   int set, enum e2sr_stage stage, blk64_t total,
+			   blk64_t *done)
 {
 	ext2_filsys fs = ctx->fs;
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
 	blk64_t start = fs->super->s_first_data_block, end, n;
-	blk64_t total = 0;
 	errcode_t err;
 
 	*done = 0;
-	if (ctx->progress)
-		total = e2sr_bitmap_count(map, start, last);
-	while (start <= last) {
-		if (ext2fs_find_first_set_block_bitmap2(map, start, last,
-							&start))
-			break;
-		if (ext2fs_find_first_zero_block_bitmap2(map, start, last,
-							 &end))
-			end = last + 1;
+	err = wbuf_get(ctx);
+	if (err)
+		return err;
+	while (e2sr_next_run(map, set, &start, last, &end)) {
 		while (start < end) {
 			if (ctx->cancel && *ctx->cancel)
 				return E2SR_ERR_CANCELLED;
 			n = end - start;
-			if (ctx->wbuf_blocks && n > ctx->wbuf_blocks)
+			if (n > ctx->wbuf_blocks)
 				n = ctx->wbuf_blocks;
 			err = e2sr_wipe_range(ctx, start, n);
 			if (err)
@@ -218,6 +214,18 @@ errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 		}
 	}
 	return 0;
+}
+
+errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+			   enum e2sr_stage stage, blk64_t *done)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t total = 0;
+
+	if (ctx->progress)
+		total = e2sr_bitmap_count(map, fs->super->s_first_data_block,
+					  ext2fs_blocks_count(fs->super) - 1);
+	return wipe_runs(ctx, map, 1, stage, total, done);
 }
 
 /*
@@ -346,38 +354,9 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
  */
 errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done)
 {
-	ext2_filsys fs = ctx->fs;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
-	blk64_t start = fs->super->s_first_data_block, end, n;
 	errcode_t err;
 
-	*done = 0;
-	err = wbuf_get(ctx);
-	if (err)
-		return err;
-	while (start <= last) {
-		if (ext2fs_find_first_zero_block_bitmap2(fs->block_map, start,
-							 last, &start))
-			break;
-		if (ext2fs_find_first_set_block_bitmap2(fs->block_map, start,
-							last, &end))
-			end = last + 1;
-		while (start < end) {
-			if (ctx->cancel && *ctx->cancel)
-				return E2SR_ERR_CANCELLED;
-			n = end - start;
-			if (n > ctx->wbuf_blocks)
-				n = ctx->wbuf_blocks;
-			err = e2sr_wipe_range(ctx, start, n);
-			if (err)
-				return err;
-			*done += n;
-			start += n;
-			if (ctx->progress)
-				ctx->progress(ctx->progress_data,
-					      E2SR_STAGE_FREE, *done,
-					      ctx->plan.free_count);
-		}
-	}
-	return io_channel_flush(fs->io);
+	err = wipe_runs(ctx, ctx->fs->block_map, 0, E2SR_STAGE_FREE,
+			ctx->plan.free_count, done);
+	return err ? err : io_channel_flush(ctx->fs->io);
 }
