@@ -31,6 +31,7 @@ struct cmd_opts {
 	int			sanitize;	/* E2SR_FREE_* */
 	const char		*json;		/* --json FILE, - for stdout */
 	int			verify;
+	int			skip_zero;
 };
 
 extern const char *program_name;

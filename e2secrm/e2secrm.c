@@ -54,6 +54,11 @@ static void usage_to(FILE *f, int status)
 		"\t--all-journal\twipe every journal block but its "
 		"superblock\n"
 		"\t--dir-slack\twipe every removed name in every directory\n"
+		"\t--free-inodes\tscrub every free inode record\n"
+		"\t--sanitize\tall of the above but --all-free-if-lost, "
+		"for disposal\n"
+		"\t--skip-zero\tread first, write only blocks not already "
+		"zero\n"
 		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
 		"\t--verify\tread back every wiped block\n"
 		"\t-V\t\tprint version and exit\n",
@@ -101,6 +106,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "all-free-if-lost", no_argument,	NULL, 'L' },
 		{ "all-journal", no_argument,		NULL, 'A' },
 		{ "dir-slack",	no_argument,		NULL, 'D' },
+		{ "free-inodes", no_argument,		NULL, 'I' },
+		{ "sanitize",	no_argument,		NULL, 'S' },
+		{ "skip-zero",	no_argument,		NULL, 'Z' },
 		{ "json",	required_argument,	NULL, 'O' },
 		{ "verify",	no_argument,		NULL, 'W' },
 		{ "help",	no_argument,		NULL, 'h' },
@@ -151,6 +159,15 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'D':
 			o->sanitize |= E2SR_FREE_DIRSLACK;
+			break;
+		case 'I':
+			o->sanitize |= E2SR_FREE_INODES;
+			break;
+		case 'S':
+			o->sanitize |= E2SR_SANITIZE;
+			break;
+		case 'Z':
+			o->skip_zero = 1;
 			break;
 		case 'O':
 			o->json = optarg;
@@ -222,6 +239,7 @@ static int run(struct cmd_opts *o)
 	ctx->ext_journal = o->ext_journal;
 	ctx->sanitize = o->sanitize;
 	ctx->verify = o->verify;
+	ctx->skip_zero = o->skip_zero;
 #ifdef E2SR_TEST_CUT
 	/* tests/e2secrm-cut only: the power goes after the k-th write. */
 	ctx->io_manager = cut_io_setup();

@@ -139,9 +139,19 @@ static double span(double from, double to)
 	return from && to && to >= from ? to - from : 0;
 }
 
-static void put_counts(const char *name, uint64_t data, uint64_t meta,
-		       uint64_t names, uint64_t records, uint64_t journal,
-		       uint64_t all_free, int last)
+struct json_counts {
+	uint64_t	data;
+	uint64_t	meta;
+	uint64_t	names;
+	uint64_t	records;
+	uint64_t	journal;
+	uint64_t	all_free;
+	uint64_t	unwritten;
+	uint64_t	free_records;
+	uint64_t	itable;
+};
+
+static void put_counts(const char *name, const struct json_counts *c)
 {
 	uint64_t bs = facts.blocksize;
 
@@ -149,10 +159,14 @@ static void put_counts(const char *name, uint64_t data, uint64_t meta,
 		"  \"%s\": {\"data_blocks\": %" PRIu64
 		", \"metadata_blocks\": %" PRIu64 ", \"names\": %" PRIu64
 		", \"inode_records\": %" PRIu64 ", \"journal_blocks\": %"
-		PRIu64 ", \"all_free_blocks\": %" PRIu64 ", \"bytes\": %"
-		PRIu64 "}%s\n", name, data, meta, names, records, journal,
-		all_free, (data + meta + journal + all_free) * bs,
-		last ? "" : ",");
+		PRIu64 ", \"all_free_blocks\": %" PRIu64
+		", \"unwritten_blocks\": %" PRIu64
+		", \"free_inode_records\": %" PRIu64
+		", \"inode_table_blocks\": %" PRIu64 ", \"bytes\": %"
+		PRIu64 "},\n", name, c->data, c->meta, c->names, c->records,
+		c->journal, c->all_free, c->unwritten, c->free_records,
+		c->itable, (c->data + c->meta + c->journal + c->all_free +
+			    c->unwritten + c->itable) * bs);
 }
 
 static const char *method_name(enum e2sr_method m)
@@ -191,6 +205,7 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	const struct e2sr_journal *j = ctx->journal;
 	size_t i, live = 0, deleted = 0, historic = 0, n;
 	double end = now();
+	struct json_counts c;
 
 	if (!json_out)
 		return;
@@ -236,11 +251,29 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	fprintf(json_out, "  \"secure_delete_inodes\": {\"total\": %zu, "
 		"\"in_use\": %zu, \"deleted\": %zu, \"journal_only\": %zu},\n",
 		ctx->inv.count, live, deleted, historic);
-	put_counts("found", p->data_count, p->meta_count, p->name_count,
-		   p->inode_count, p->journal_count,
-		   p->free_all ? p->free_count : 0, 0);
-	put_counts("wiped", st->data_wiped, st->meta_wiped, st->names_wiped,
-		   st->inodes_scrubbed, st->journal_wiped, st->free_wiped, 0);
+	memset(&c, 0, sizeof(c));
+	c.data = p->data_count;
+	c.meta = p->meta_count;
+	c.names = p->name_count;
+	c.records = p->inode_count;
+	c.journal = p->journal_count;
+	c.all_free = p->free_all ? p->free_count : 0;
+	c.unwritten = p->free_all ? p->unwritten_count : 0;
+	c.free_records = p->free_inodes;
+	c.itable = p->itable_blocks;
+	put_counts("found", &c);
+	c.data = st->data_wiped;
+	c.meta = st->meta_wiped;
+	c.names = st->names_wiped;
+	c.records = st->inodes_scrubbed;
+	c.journal = st->journal_wiped;
+	c.all_free = st->free_wiped;
+	c.unwritten = st->unwritten_wiped;
+	c.free_records = st->free_inodes_scrubbed;
+	c.itable = st->itable_written;
+	put_counts("wiped", &c);
+	fprintf(json_out, "  \"skipped_zero_blocks\": %" PRIu64 ",\n",
+		(uint64_t)st->zero_skipped);
 	fprintf(json_out, "  \"unrecoverable\": [");
 	for (i = n = 0; i < ctx->inv.count; i++) {
 		const struct e2sr_file *f = &ctx->inv.files[i];

@@ -19,7 +19,10 @@ static struct {
 	int		active;
 	int		last_percent;
 	enum e2sr_stage	last_stage;
+	enum e2sr_stage	bar_stage;
 } prog;
+
+#define BAR_WIDTH	30
 
 static const char *stage_label(enum e2sr_stage stage)
 {
@@ -36,8 +39,36 @@ static const char *stage_label(enum e2sr_stage stage)
 		return "Wiping journal copies";
 	case E2SR_STAGE_FREE:
 		return "Wiping all free blocks";
+	case E2SR_STAGE_UNWRITTEN:
+		return "Zeroing unwritten extents";
+	case E2SR_STAGE_FREE_INODES:
+		return "Scrubbing free inodes";
+	case E2SR_STAGE_SCAN_ITABLES:
+		return "Reading inode tables";
 	}
 	return "";
+}
+
+/*
+ * The terminal bar, as e2fsck -C 0 draws it: the stage, a bar of '='
+ * and the percentage, redrawn in place; a new stage starts a new line.
+ */
+static void bar_line(enum e2sr_stage stage, int percent)
+{
+	char line[160], bar[BAR_WIDTH + 1];
+	int n, fill = percent * BAR_WIDTH / 100;
+
+	if (prog.active && stage != prog.bar_stage && write(1, "\n", 1) < 0)
+		return;
+	prog.bar_stage = stage;
+	memset(bar, '=', fill);
+	memset(bar + fill, ' ', BAR_WIDTH - fill);
+	bar[BAR_WIDTH] = 0;
+	n = snprintf(line, sizeof(line), "\r%s: %-26s |%s| %3d%%",
+		     prog.device, stage_label(stage), bar, percent);
+	prog.active = 1;
+	if (n > 0 && write(1, line, n) < 0)
+		return;
 }
 
 static void on_progress(void *data EXT2FS_ATTR((unused)),
@@ -57,11 +88,7 @@ static void on_progress(void *data EXT2FS_ATTR((unused)),
 	prog.last_stage = stage;
 	prog.last_percent = percent;
 	if (prog.fd == 0) {
-		n = snprintf(line, sizeof(line), "\r%s: %-24s %3d%%",
-			     prog.device, stage_label(stage), percent);
-		prog.active = 1;
-		if (n > 0 && write(1, line, n) < 0)
-			return;
+		bar_line(stage, percent);
 		return;
 	}
 	n = snprintf(line, sizeof(line), "%d %llu %llu %s\n", stage, cur, max,

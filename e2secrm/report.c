@@ -251,6 +251,12 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	print_blocks("stale journal copies", plan->journal_count, bs);
 	if (plan->free_all)
 		print_blocks("all free blocks", plan->free_count, bs);
+	if (plan->free_all && plan->unwritten_count)
+		print_blocks("unwritten extents", plan->unwritten_count, bs);
+	if (ctx->sanitize & E2SR_FREE_INODES)
+		printf("  %-24s %10zu records %13" PRIu64 " blocks\n",
+		       "free inode records", plan->free_inodes,
+		       (uint64_t)plan->itable_blocks);
 	if (o->verbose && plan->journal_count)
 		print_journal_plan(ctx, o);
 }
@@ -272,6 +278,16 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	print_blocks("stale journal copies", st->journal_wiped, bs);
 	if (ctx->plan.free_all)
 		print_blocks("all free blocks", st->free_wiped, bs);
+	if (ctx->plan.free_all && ctx->plan.unwritten_count)
+		print_blocks("unwritten extents", st->unwritten_wiped, bs);
+	if (ctx->sanitize & E2SR_FREE_INODES)
+		printf("  %-24s %10zu records %13" PRIu64 " blocks\n",
+		       "free inode records", st->free_inodes_scrubbed,
+		       (uint64_t)st->itable_written);
+	if (ctx->skip_zero)
+		printf("%s: %" PRIu64 " blocks already zero were not "
+		       "written (--skip-zero)\n", o->device,
+		       (uint64_t)st->zero_skipped);
 	if (ctx->method == E2SR_METHOD_DISCARD ||
 	    ctx->method == E2SR_METHOD_SECDISCARD)
 		printf("%s: %" PRIu64 " blocks discarded, %" PRIu64 " zeroed "

@@ -47,6 +47,7 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	if (ctx->sec_fd > 0)
 		close(ctx->sec_fd);
 	free(ctx->wbuf);
+	free(ctx->rbuf);
 	free(ctx->written);
 	free(ctx->device);
 	free(ctx);

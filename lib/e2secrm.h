@@ -28,6 +28,10 @@
 #define E2SR_FREE_IF_LOST	0x0002	/* every free block, if a map is gone */
 #define E2SR_FREE_JOURNAL	0x0004	/* every journal block but its sb */
 #define E2SR_FREE_DIRSLACK	0x0008	/* every removed name in every dir */
+#define E2SR_FREE_INODES	0x0010	/* every free inode record */
+/* --sanitize: everything that is not live, for disposal. */
+#define E2SR_SANITIZE		(E2SR_FREE_ALL | E2SR_FREE_JOURNAL | \
+				 E2SR_FREE_DIRSLACK | E2SR_FREE_INODES)
 
 /* Flags for e2sr_open() */
 #define E2SR_OPEN_RDONLY	0x0001	/* -n: never write */
@@ -122,6 +126,21 @@ struct e2sr_jcopy {
 	ext2_ino_t		ino;
 };
 
+/* A preallocated extent of a live file: allocated, reads as zeros. */
+struct e2sr_unwritten {
+	ext2_ino_t		ino;
+	__u32			len;
+	blk64_t			lblk;
+	blk64_t			pblk;
+};
+
+/* A run of inode table blocks holding free records with residue. */
+struct e2sr_itable_run {
+	blk64_t			blk;
+	__u32			count;
+	dgrp_t			group;
+};
+
 struct e2sr_inventory {
 	struct e2sr_file	*files;
 	size_t			count;
@@ -133,6 +152,9 @@ struct e2sr_inventory {
 	struct e2sr_jcopy	*jcopies;	/* journal blocks holding a */
 	size_t			jcopy_count;	/* secure-delete record */
 	size_t			jcopy_alloc;
+	struct e2sr_unwritten	*unwritten;	/* live files' unwritten */
+	size_t			unwritten_count; /* extents, noted with */
+	size_t			unwritten_alloc; /* --all-free */
 };
 
 /*
@@ -163,6 +185,12 @@ struct e2sr_plan {
 	size_t			journal_fc;	/* fast-commit blocks */
 	int			free_all;	/* wipe every free block too */
 	blk64_t			free_count;	/* free blocks in the bitmap */
+	blk64_t			unwritten_count; /* blocks, with free_all */
+	struct e2sr_itable_run	*itable;	/* --free-inodes: blocks */
+	size_t			itable_runs;	/* with residue, sorted */
+	size_t			itable_alloc;
+	blk64_t			itable_blocks;
+	size_t			free_inodes;	/* free records with residue */
 };
 
 /* Whether the journal was recovered before the run. */
@@ -187,6 +215,10 @@ struct e2sr_stats {
 	size_t		inodes_scrubbed;
 	size_t		names_wiped;
 	size_t		journal_wiped;
+	blk64_t		unwritten_wiped; /* live files' unwritten blocks */
+	size_t		free_inodes_scrubbed; /* --free-inodes records */
+	blk64_t		itable_written;	/* inode table blocks for them */
+	blk64_t		zero_skipped;	/* --skip-zero: already zeros */
 	unsigned long	write_calls;
 	blk64_t		discarded;	/* blocks discarded, zeros after */
 	blk64_t		zeroed_out;	/* zeroed by the device */
@@ -204,6 +236,9 @@ enum e2sr_stage {
 	E2SR_STAGE_NAMES,
 	E2SR_STAGE_JOURNAL,
 	E2SR_STAGE_FREE,
+	E2SR_STAGE_UNWRITTEN,
+	E2SR_STAGE_FREE_INODES,
+	E2SR_STAGE_SCAN_ITABLES,	/* --free-inodes' planning read */
 };
 
 typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
@@ -218,6 +253,7 @@ struct e2sr_ctx {
 	int			sanitize;	/* E2SR_FREE_* */
 	io_manager		io_manager;	/* NULL: unix_io */
 	int			verify;		/* read back what was wiped */
+	int			skip_zero;	/* read first, write non-zero */
 	struct e2sr_written	*written;	/* -m random runs, for it */
 	size_t			written_count;
 	size_t			written_alloc;
@@ -236,6 +272,7 @@ struct e2sr_ctx {
 	void			*progress_data;
 
 	unsigned char		*wbuf;		/* one write's worth */
+	unsigned char		*rbuf;		/* --skip-zero's read */
 	size_t			wbuf_blocks;
 	int			sec_fd;		/* for BLKSECDISCARD; -1: none */
 
@@ -266,6 +303,17 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx);
 void e2sr_inventory_free(struct e2sr_inventory *inv);
 errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 			     struct e2sr_file **ret);
+
+/* unwritten.c */
+errcode_t e2sr_unwritten_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			      struct ext2_inode *inode);
+blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv);
+errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);
+
+/* free_inodes.c */
+errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx);
+errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx);
+errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx);
 
 /* discover.c */
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);
@@ -301,11 +349,14 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   enum e2sr_stage stage, blk64_t *done);
+			   enum e2sr_stage stage, blk64_t base, blk64_t total,
+			   blk64_t *done);
 errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
 errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done);
 errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done);
+errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
+				    blk64_t count);
 
 /* scrub.c */
 void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode);

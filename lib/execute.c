@@ -17,13 +17,16 @@
 static errcode_t wipe_blocks(struct e2sr_ctx *ctx)
 {
 	struct e2sr_plan *plan = &ctx->plan;
+	blk64_t total = plan->data_count + plan->meta_count;
 	errcode_t err;
 
+	/* One stage, one count: data then metadata. */
 	err = e2sr_wipe_bitmap(ctx, plan->data_blocks, E2SR_STAGE_WIPE_BLOCKS,
-			       &ctx->stats.data_wiped);
+			       0, total, &ctx->stats.data_wiped);
 	if (err)
 		return err;
 	err = e2sr_wipe_bitmap(ctx, plan->meta_blocks, E2SR_STAGE_WIPE_BLOCKS,
+			       ctx->stats.data_wiped, total,
 			       &ctx->stats.meta_wiped);
 	if (err)
 		return err;
@@ -63,9 +66,13 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 	err = wipe_blocks(ctx);
 	if (!err && ctx->plan.free_all)
 		err = e2sr_wipe_free(ctx, &ctx->stats.free_wiped);
+	if (!err && ctx->plan.free_all)
+		err = e2sr_unwritten_wipe(ctx, &ctx->stats.unwritten_wiped);
 	if (err)
 		return err;
 	err = scrub_inodes(ctx);
+	if (!err)
+		err = e2sr_free_inodes_wipe(ctx);
 	if (err)
 		return err;
 	/* Last: the journal is the map to everything above. */

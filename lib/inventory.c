@@ -28,6 +28,7 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 	free(inv->files);
 	free(inv->dirs);
 	free(inv->jcopies);
+	free(inv->unwritten);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -194,15 +195,11 @@ static errcode_t scan_tails(struct e2sr_ctx *ctx,
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
+		/* No progress here: the scan above already counted these. */
 		err = scan_group_tail(ctx, group, buf, SCAN_BUFFER_BLOCKS,
 				      inode);
 		if (err)
 			break;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
-				      (group + 1ULL) *
-				      fs->super->s_inodes_per_group,
-				      fs->super->s_inodes_count);
 	}
 	ext2fs_free_mem(&buf);
 	return err;
@@ -253,6 +250,9 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
 				      ino, fs->super->s_inodes_count);
 		err = note_dir(ctx, ino, (struct ext2_inode *)inode);
+		if (!err && (ctx->sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
+			err = e2sr_unwritten_note(ctx, ino,
+						  (struct ext2_inode *)inode);
 		if (err)
 			break;
 		if (!inode_is_candidate(fs, ino, (struct ext2_inode *)inode))

@@ -25,13 +25,15 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 	free(plan->inodes);
 	free(plan->name_dirs);
 	free(plan->journal);
+	free(plan->itable);
 	memset(plan, 0, sizeof(*plan));
 }
 
 int e2sr_plan_empty(const struct e2sr_plan *plan)
 {
 	return !plan->data_count && !plan->meta_count && !plan->inode_count &&
-	       !plan->name_count && !plan->journal_count && !plan->free_all;
+	       !plan->name_count && !plan->journal_count && !plan->free_all &&
+	       !plan->free_inodes;
 }
 
 static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
@@ -199,6 +201,8 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 			e2sr_bitmap_count(fs->block_map,
 					  fs->super->s_first_data_block,
 					  ext2fs_blocks_count(fs->super) - 1);
+		/* Allocated, but holding someone's old bytes. */
+		plan->unwritten_count = e2sr_unwritten_blocks(&ctx->inv);
 	}
 	plan->data_count = e2sr_bitmap_count(plan->data_blocks,
 				     fs->super->s_first_data_block,
@@ -206,5 +210,8 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	plan->meta_count = e2sr_bitmap_count(plan->meta_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
+	err = e2sr_free_inodes_plan(ctx);
+	if (err)
+		return err;
 	return e2sr_plan_journal(ctx);
 }

@@ -142,6 +142,27 @@ static errcode_t check_random(struct e2sr_ctx *ctx)
 	return err;
 }
 
+/* Unwritten extents zeroed under --all-free (random runs are noted). */
+static errcode_t verify_unwritten(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_inventory *inv = &ctx->inv;
+	size_t chunk = 256, i;
+	unsigned char *buf;
+	errcode_t err = 0;
+
+	if (!ctx->plan.free_all || !inv->unwritten_count ||
+	    ctx->method == E2SR_METHOD_RANDOM)
+		return 0;
+	buf = malloc(chunk * ctx->fs->blocksize);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; !err && i < inv->unwritten_count; i++)
+		err = check_zero(ctx, ctx->fs->io, inv->unwritten[i].pblk,
+				 inv->unwritten[i].len, buf, chunk);
+	free(buf);
+	return err;
+}
+
 errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 {
 	struct e2sr_plan *plan = &ctx->plan;
@@ -172,6 +193,10 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 					 1, buf, chunk);
 	}
 	free(buf);
+	if (!err)
+		err = e2sr_free_inodes_verify(ctx);
+	if (!err)
+		err = verify_unwritten(ctx);
 	if (!err && ctx->stats.verify_bad)
 		err = E2SR_ERR_VERIFY;
 	return err;

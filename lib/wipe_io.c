@@ -74,7 +74,11 @@ static errcode_t wbuf_get(struct e2sr_ctx *ctx)
 	if (!ctx->wbuf_blocks)
 		ctx->wbuf_blocks = 1;
 	ctx->wbuf = calloc(ctx->wbuf_blocks, bs);
-	return ctx->wbuf ? 0 : EXT2_ET_NO_MEMORY;
+	if (ctx->wbuf && ctx->skip_zero)
+		ctx->rbuf = malloc(ctx->wbuf_blocks * bs);
+	if (!ctx->wbuf || (ctx->skip_zero && !ctx->rbuf))
+		return EXT2_ET_NO_MEMORY;
+	return 0;
 }
 
 /*
@@ -102,6 +106,51 @@ static int secdiscard(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	range[0] = blk * ctx->fs->blocksize;
 	range[1] = n * ctx->fs->blocksize;
 	return ioctl(ctx->sec_fd, BLKSECDISCARD, range);
+}
+
+static int block_zero(const unsigned char *b, size_t len)
+{
+	__u64 w;
+	size_t i;
+
+	for (i = 0; i + sizeof(w) <= len; i += sizeof(w)) {
+		memcpy(&w, b + i, sizeof(w));
+		if (w)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * --skip-zero: read the run and write zeros only over the blocks that
+ * are not zeros already, as zerofree does, so that a thin-provisioned
+ * or sparse target does not have its unallocated space filled in.
+ */
+static errcode_t put_zeros_sparse(struct e2sr_ctx *ctx, io_channel io,
+				  blk64_t blk, blk64_t n)
+{
+	size_t bs = ctx->fs->blocksize;
+	blk64_t b, e;
+	errcode_t err;
+
+	err = io_channel_read_blk64(io, blk, n, ctx->rbuf);
+	if (err)
+		return err;
+	for (b = 0; b < n; b = e) {
+		if (block_zero(ctx->rbuf + b * bs, bs)) {
+			ctx->stats.zero_skipped++;
+			e = b + 1;
+			continue;
+		}
+		for (e = b + 1; e < n && !block_zero(ctx->rbuf + e * bs, bs);
+		     e++)
+			;
+		ctx->stats.write_calls++;
+		err = io_channel_write_blk64(io, blk + b, e - b, ctx->wbuf);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /*
@@ -147,6 +196,8 @@ static errcode_t put_run(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 		ctx->stats.discard_fallback++;
 		break;
 	default:
+		if (ctx->skip_zero)
+			return put_zeros_sparse(ctx, io, blk, n);
 		break;
 	}
 	ctx->stats.write_calls++;
@@ -181,11 +232,11 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 /*
  * Wipe every run of blocks set in @map (or clear, for all free space),
  * stopping at a run boundary when the user cancels.  *done counts the
- * blocks written.
+ * blocks written; progress is @base + *done of @total.
  */
 static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   int set, enum e2sr_stage stage, blk64_t total,
-			   blk64_t *done)
+			   int set, enum e2sr_stage stage, blk64_t base,
+			   blk64_t total, blk64_t *done)
 {
 	ext2_filsys fs = ctx->fs;
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
@@ -210,22 +261,23 @@ static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 			start += n;
 			if (ctx->progress)
 				ctx->progress(ctx->progress_data, stage,
-					      *done, total);
+					      base + *done, total);
 		}
 	}
 	return 0;
 }
 
+/* @total 0: the stage is this one map, counted here. */
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   enum e2sr_stage stage, blk64_t *done)
+			   enum e2sr_stage stage, blk64_t base, blk64_t total,
+			   blk64_t *done)
 {
 	ext2_filsys fs = ctx->fs;
-	blk64_t total = 0;
 
-	if (ctx->progress)
+	if (ctx->progress && !total)
 		total = e2sr_bitmap_count(map, fs->super->s_first_data_block,
 					  ext2fs_blocks_count(fs->super) - 1);
-	return wipe_runs(ctx, map, 1, stage, total, done);
+	return wipe_runs(ctx, map, 1, stage, base, total, done);
 }
 
 /*
@@ -347,6 +399,44 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 }
 
 /*
+ * The blocks of an unwritten extent of a live file (unwritten.c has just
+ * found it in the file's tree again): allocated, and only that, never
+ * the filesystem's own metadata or the journal.
+ */
+errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
+				    blk64_t count)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t end = ext2fs_blocks_count(fs->super), n, zero;
+	errcode_t err;
+
+	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	if (!count || blk < fs->super->s_first_data_block || blk >= end ||
+	    count > end - blk)
+		return E2SR_ERR_WRITE_RANGE;
+	if (!ctx->metadata_blocks ||
+	    !ext2fs_test_block_bitmap_range2(ctx->metadata_blocks, blk, count))
+		return E2SR_ERR_WRITE_METADATA;
+	if (!ctx->journal_blocks ||
+	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, count))
+		return E2SR_ERR_WRITE_JOURNAL;
+	if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk,
+						  blk + count - 1, &zero))
+		return E2SR_ERR_WRITE_UNWRITTEN;
+	err = wbuf_get(ctx);
+	while (!err && count) {
+		n = count < ctx->wbuf_blocks ? count : ctx->wbuf_blocks;
+		err = put_run(ctx, fs->io, blk, n);
+		blk += n;
+		count -= n;
+	}
+	if (ctx->method == E2SR_METHOD_RANDOM)
+		memset(ctx->wbuf, 0, ctx->wbuf_blocks * fs->blocksize);
+	return err;
+}
+
+/*
  * Every block the block bitmap calls free, in large runs: what is left
  * when a secure-delete file's map is gone, or a whole disk's free space
  * for disposal.  The residues of the plan come first; this pass only
@@ -356,7 +446,7 @@ errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done)
 {
 	errcode_t err;
 
-	err = wipe_runs(ctx, ctx->fs->block_map, 0, E2SR_STAGE_FREE,
+	err = wipe_runs(ctx, ctx->fs->block_map, 0, E2SR_STAGE_FREE, 0,
 			ctx->plan.free_count, done);
 	return err ? err : io_channel_flush(ctx->fs->io);
 }

@@ -314,7 +314,7 @@ static void test_wipe_bitmap(void **state)
 			 0);
 	ext2fs_mark_block_bitmap_range2(map, pblk, 8);
 	assert_int_equal(e2sr_wipe_bitmap(ctx, map, E2SR_STAGE_WIPE_BLOCKS,
-					  &done), 0);
+					  0, 0, &done), 0);
 	assert_int_equal(done, 8);
 	ext2fs_free_block_bitmap(map);
 	assert_int_equal(e2sr_close(ctx), 0);

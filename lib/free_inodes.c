@@ -1,0 +1,390 @@
+/*
+ * free_inodes.c --- --free-inodes: what every free inode record still holds.
+ *
+ * A free record keeps what its last owner left in it: times, owner, flags,
+ * the block map, in-inode extended attributes, inline data, a symlink's
+ * target.  The plan reads every group's inode table in large runs and
+ * notes each block with a free record holding any byte besides the layout
+ * (i_extra_isize) and checksum fields.  Execute reads those blocks again,
+ * scrubs each record the bitmap still calls free as scrub.c scrubs a
+ * secure-delete record (zeros, i_extra_isize, a fresh checksum) and
+ * writes the block back.
+ *
+ * Records past bg_itable_unused, or in a group marked INODE_UNINIT, are
+ * read by neither e2fsck nor the kernel, but they are not always empty:
+ * libext2fs marks a group uninit again when its last inode goes, and
+ * e2fsck lowers the unused mark.  They are zeroed whole, as lazy inode
+ * table init would.  Reserved inodes are never touched.
+ *
+ * Records are handled as they are on disk (little-endian); the only field
+ * read, i_extra_isize, is converted.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+
+/* Inode table blocks per read. */
+#define ITABLE_CHUNK		256
+
+/* Bytes of a record that say how it is laid out or checksummed. */
+static int layout_byte(size_t off)
+{
+	size_t lo = offsetof(struct ext2_inode_large,
+			     osd2.linux2.l_i_checksum_lo);
+
+	if (off >= lo && off < lo + 2)
+		return 1;
+	/* i_extra_isize and i_checksum_hi */
+	return off >= EXT2_GOOD_OLD_INODE_SIZE &&
+	       off < EXT2_GOOD_OLD_INODE_SIZE + 4;
+}
+
+static int record_residue(const unsigned char *rec, size_t isize)
+{
+	__u64 w;
+	size_t i;
+
+	for (i = 0; i + sizeof(w) <= isize; i += sizeof(w)) {
+		memcpy(&w, rec + i, sizeof(w));
+		if (w)
+			break;
+	}
+	for (; i < isize; i++)
+		if (rec[i] && !layout_byte(i))
+			return 1;
+	return 0;
+}
+
+/* How many records at the start of @group's table are ever read. */
+static __u32 group_used(ext2_filsys fs, dgrp_t group)
+{
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 unused;
+
+	if (!ext2fs_has_group_desc_csum(fs))
+		return ipg;
+	if (ext2fs_bg_flags_test(fs, group, EXT2_BG_INODE_UNINIT))
+		return 0;
+	unused = ext2fs_bg_itable_unused(fs, group);
+	return unused > ipg ? 0 : ipg - unused;
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Whether the record of @ino is one --free-inodes may rewrite. */
+static int record_free(ext2_filsys fs, ext2_ino_t ino)
+{
+	return ino >= EXT2_FIRST_INODE(fs->super) &&
+	       ino <= fs->super->s_inodes_count &&
+	       !ext2fs_test_inode_bitmap2(fs->inode_map, ino);
+}
+
+/*
+ * Scrub, in place, the free records of @n table blocks of @group read
+ * into @buf starting at table block @off, passing over those in @skip
+ * (sorted).  Returns how many records were changed; @changed[b] says
+ * which blocks.
+ */
+static size_t scrub_blocks(ext2_filsys fs, dgrp_t group, blk64_t off,
+			   blk64_t n, unsigned char *buf, unsigned char *changed,
+			   const ext2_ino_t *skip, size_t nskip)
+{
+	size_t isize = EXT2_INODE_SIZE(fs->super);
+	__u32 per_block = fs->blocksize / isize;
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 used = group_used(fs, group), idx, i;
+	struct ext2_inode_large *rec;
+	size_t count = 0;
+	ext2_ino_t ino;
+	__u16 extra;
+	blk64_t b;
+
+	for (b = 0; b < n; b++) {
+		changed[b] = 0;
+		for (i = 0; i < per_block; i++) {
+			idx = (off + b) * per_block + i;
+			ino = group * ipg + idx + 1;
+			if (idx >= ipg || !record_free(fs, ino))
+				continue;
+			rec = (struct ext2_inode_large *)
+			      (buf + (b * per_block + i) * isize);
+			if (!record_residue((unsigned char *)rec, isize))
+				continue;
+			if (nskip && bsearch(&ino, skip, nskip, sizeof(ino),
+					     cmp_ino))
+				continue;
+			extra = 0;
+			if (idx < used && isize > EXT2_GOOD_OLD_INODE_SIZE) {
+				extra = ext2fs_le16_to_cpu(rec->i_extra_isize);
+				if (extra & 3 ||
+				    extra > isize - EXT2_GOOD_OLD_INODE_SIZE)
+					extra = 0;
+			}
+			memset(rec, 0, isize);
+			/* Checksummed as libext2fs writes a free record. */
+			if (idx < used) {
+				if (isize > EXT2_GOOD_OLD_INODE_SIZE)
+					rec->i_extra_isize =
+						ext2fs_cpu_to_le16(extra);
+				ext2fs_inode_csum_set(fs, ino, rec);
+			}
+			changed[b] = 1;
+			count++;
+		}
+	}
+	return count;
+}
+
+static errcode_t add_run(struct e2sr_plan *plan, dgrp_t group, blk64_t blk)
+{
+	struct e2sr_itable_run *r;
+
+	if (plan->itable_runs) {
+		r = &plan->itable[plan->itable_runs - 1];
+		if (r->group == group && r->blk + r->count == blk &&
+		    r->count < ITABLE_CHUNK) {
+			r->count++;
+			plan->itable_blocks++;
+			return 0;
+		}
+	}
+	if (plan->itable_runs == plan->itable_alloc) {
+		size_t na = plan->itable_alloc ? plan->itable_alloc * 2 : 64;
+
+		r = realloc(plan->itable, na * sizeof(*r));
+		if (!r)
+			return EXT2_ET_NO_MEMORY;
+		plan->itable = r;
+		plan->itable_alloc = na;
+	}
+	r = &plan->itable[plan->itable_runs++];
+	r->group = group;
+	r->blk = blk;
+	r->count = 1;
+	plan->itable_blocks++;
+	return 0;
+}
+
+/* The table of @group, or an error if it is not where it can be. */
+static errcode_t group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk)
+{
+	*blk = ext2fs_inode_table_loc(fs, group);
+	if (*blk < fs->super->s_first_data_block ||
+	    *blk >= ext2fs_blocks_count(fs->super) ||
+	    fs->inode_blocks_per_group > ext2fs_blocks_count(fs->super) - *blk)
+		return EXT2_ET_GDESC_BAD_INODE_TABLE;
+	return 0;
+}
+
+/*
+ * Note the blocks of @group's table with residue, in a scratch copy.
+ * Records the plan already scrubs as secure-delete files are theirs and
+ * not counted here.
+ */
+static errcode_t plan_group(struct e2sr_ctx *ctx, dgrp_t group,
+			    unsigned char *buf, unsigned char *changed)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_plan *plan = &ctx->plan;
+	blk64_t table, off, n, b;
+	errcode_t err;
+	size_t found;
+
+	err = group_table(fs, group, &table);
+	if (err)
+		return err;
+	for (off = 0; off < fs->inode_blocks_per_group; off += n) {
+		n = fs->inode_blocks_per_group - off;
+		if (n > ITABLE_CHUNK)
+			n = ITABLE_CHUNK;
+		err = io_channel_read_blk64(fs->io, table + off, n, buf);
+		if (err)
+			return err;
+		found = scrub_blocks(fs, group, off, n, buf, changed,
+				     plan->inodes, plan->inode_count);
+		if (!found)
+			continue;
+		plan->free_inodes += found;
+		for (b = 0; b < n; b++) {
+			if (!changed[b])
+				continue;
+			err = add_run(plan, group, table + off + b);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+static errcode_t chunk_buffers(ext2_filsys fs, unsigned char **buf,
+			       unsigned char **changed)
+{
+	*buf = malloc((size_t)ITABLE_CHUNK * fs->blocksize);
+	*changed = malloc(ITABLE_CHUNK);
+	if (*buf && *changed)
+		return 0;
+	free(*buf);
+	free(*changed);
+	return EXT2_ET_NO_MEMORY;
+}
+
+errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_plan *plan = &ctx->plan;
+	unsigned char *buf, *changed;
+	errcode_t err = 0;
+	dgrp_t group;
+
+	if (!(ctx->sanitize & E2SR_FREE_INODES))
+		return 0;
+	qsort(plan->inodes, plan->inode_count, sizeof(*plan->inodes), cmp_ino);
+	err = chunk_buffers(fs, &buf, &changed);
+	if (err)
+		return err;
+	for (group = 0; group < fs->group_desc_count; group++) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = plan_group(ctx, group, buf, changed);
+		if (err)
+			break;
+		if (ctx->progress)
+			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN_ITABLES,
+				      group + 1ULL, fs->group_desc_count);
+	}
+	free(buf);
+	free(changed);
+	return err;
+}
+
+/* The one place inode table blocks are written wholesale. */
+static errcode_t itable_check(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
+			      blk64_t n)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t table;
+
+	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	if (group >= fs->group_desc_count || group_table(fs, group, &table) ||
+	    blk < table || n > fs->inode_blocks_per_group ||
+	    blk - table > fs->inode_blocks_per_group - n)
+		return E2SR_ERR_WRITE_ITABLE;
+	if (ctx->journal_blocks &&
+	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, n))
+		return E2SR_ERR_WRITE_JOURNAL;
+	return 0;
+}
+
+errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_plan *plan = &ctx->plan;
+	unsigned char *buf, *changed;
+	blk64_t table, b, e;
+	errcode_t err;
+	size_t i;
+
+	if (!plan->itable_runs)
+		return 0;
+	err = chunk_buffers(fs, &buf, &changed);
+	if (err)
+		return err;
+	for (i = 0; i < plan->itable_runs; i++) {
+		const struct e2sr_itable_run *r = &plan->itable[i];
+
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = itable_check(ctx, r->group, r->blk, r->count);
+		if (!err)
+			err = io_channel_read_blk64(fs->io, r->blk, r->count,
+						    buf);
+		if (err)
+			break;
+		group_table(fs, r->group, &table);
+		ctx->stats.free_inodes_scrubbed +=
+			scrub_blocks(fs, r->group, r->blk - table, r->count,
+				     buf, changed, NULL, 0);
+		/* Write back only the blocks that changed, run by run. */
+		for (b = 0; b < r->count; b = e) {
+			if (!changed[b]) {
+				e = b + 1;
+				continue;
+			}
+			for (e = b + 1; e < r->count && changed[e]; e++)
+				;
+			err = io_channel_write_blk64(fs->io, r->blk + b,
+						     e - b,
+						     buf + b * fs->blocksize);
+			if (err)
+				break;
+			ctx->stats.itable_written += e - b;
+			ctx->stats.write_calls++;
+		}
+		if (err)
+			break;
+		if (ctx->progress)
+			ctx->progress(ctx->progress_data,
+				      E2SR_STAGE_FREE_INODES, i + 1,
+				      plan->itable_runs);
+	}
+	free(buf);
+	free(changed);
+	/* The records libext2fs may remember are the ones just replaced. */
+	ext2fs_flush_icache(fs);
+	return err ? err : io_channel_flush(fs->io);
+}
+
+/* --verify: the rewritten blocks hold no free record with residue. */
+errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_plan *plan = &ctx->plan;
+	unsigned char *buf, *changed;
+	blk64_t table, b;
+	errcode_t err = 0;
+	size_t i;
+
+	if (!plan->itable_runs)
+		return 0;
+	err = chunk_buffers(fs, &buf, &changed);
+	if (err)
+		return err;
+	for (i = 0; i < plan->itable_runs; i++) {
+		const struct e2sr_itable_run *r = &plan->itable[i];
+
+		err = io_channel_read_blk64(fs->io, r->blk, r->count, buf);
+		if (err)
+			break;
+		group_table(fs, r->group, &table);
+		scrub_blocks(fs, r->group, r->blk - table, r->count, buf,
+			     changed, NULL, 0);
+		for (b = 0; b < r->count; b++) {
+			if (changed[b]) {
+				ctx->stats.verify_bad++;
+				if (!ctx->stats.verify_first_bad)
+					ctx->stats.verify_first_bad =
+						r->blk + b;
+			}
+		}
+		ctx->stats.verified += r->count;
+	}
+	free(buf);
+	free(changed);
+	return err;
+}
