@@ -286,10 +286,15 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	}
 	fprintf(json_out, "],\n  \"left_for_e2fsck\": %zu,\n", p->left);
 	fprintf(json_out, "  \"timings\": {\"open\": %.3f, \"scan\": %.3f, "
-		"\"wipe\": %.3f, \"total\": %.3f},\n",
+		"\"wipe\": %.3f, \"total\": %.3f, \"wipe_stages\": "
+		"{\"freed_blocks\": %.3f, \"all_free\": %.3f, "
+		"\"names_and_records\": %.3f, \"journal\": %.3f, "
+		"\"verify\": %.3f}},\n",
 		span(facts.start, facts.t_open),
 		span(facts.t_open, facts.t_scan),
-		span(facts.t_scan, facts.t_wipe), span(facts.start, end));
+		span(facts.t_scan, facts.t_wipe), span(facts.start, end),
+		st->time_blocks, st->time_free, st->time_records,
+		st->time_journal, st->time_verify);
 	fprintf(json_out, "  \"error\": ");
 	if (err)
 		put_string(error_message(err));

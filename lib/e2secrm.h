@@ -227,6 +227,12 @@ struct e2sr_stats {
 	blk64_t		verified;	/* blocks read back */
 	blk64_t		verify_bad;	/* reads that did not match */
 	blk64_t		verify_first_bad;
+	/* Seconds per phase of execute.c. */
+	double		time_blocks;	/* freed data and metadata */
+	double		time_free;	/* all free blocks, unwritten */
+	double		time_records;	/* names, records, free records */
+	double		time_journal;	/* journal copies */
+	double		time_verify;	/* --verify */
 };
 
 enum e2sr_stage {

@@ -12,6 +12,8 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <time.h>
+
 #include "e2secrm.h"
 
 static errcode_t wipe_blocks(struct e2sr_ctx *ctx)
@@ -57,27 +59,53 @@ static errcode_t scrub_inodes(struct e2sr_ctx *ctx)
 	return io_channel_flush(ctx->fs->io);
 }
 
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Close the timing of the phase that began at *t; start the next. */
+static void phase_done(double *slot, double *t)
+{
+	double n = seconds();
+
+	*slot += n - *t;
+	*t = n;
+}
+
 errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 {
+	struct e2sr_stats *st = &ctx->stats;
+	double t = seconds();
 	errcode_t err;
 
 	if (ctx->open_flags & E2SR_OPEN_RDONLY)
 		return E2SR_ERR_READ_ONLY;
 	err = wipe_blocks(ctx);
-	if (!err && ctx->plan.free_all)
-		err = e2sr_wipe_free(ctx, &ctx->stats.free_wiped);
-	if (!err && ctx->plan.free_all)
-		err = e2sr_unwritten_wipe(ctx, &ctx->stats.unwritten_wiped);
+	phase_done(&st->time_blocks, &t);
+	if (!err && ctx->plan.free_all) {
+		err = e2sr_wipe_free(ctx, &st->free_wiped);
+		if (!err)
+			err = e2sr_unwritten_wipe(ctx, &st->unwritten_wiped);
+		phase_done(&st->time_free, &t);
+	}
 	if (err)
 		return err;
 	err = scrub_inodes(ctx);
 	if (!err)
 		err = e2sr_free_inodes_wipe(ctx);
+	phase_done(&st->time_records, &t);
 	if (err)
 		return err;
 	/* Last: the journal is the map to everything above. */
-	err = e2sr_wipe_journal(ctx, &ctx->stats.journal_wiped);
-	if (!err && ctx->verify)
+	err = e2sr_wipe_journal(ctx, &st->journal_wiped);
+	phase_done(&st->time_journal, &t);
+	if (!err && ctx->verify) {
 		err = e2sr_verify(ctx);
+		phase_done(&st->time_verify, &t);
+	}
 	return err;
 }

@@ -81,12 +81,16 @@ before=$(outside_journal "SAN-XATTR-$$" "$T/a.img")
 	pass "free-inodes: deleted records keep their xattrs" ||
 	fail "free-inodes: deleted records keep their xattrs" "$before"
 s0=$(sha "$T/a.img")
-run_e2secrm -n --free-inodes "$T/a.img"
+run_e2secrm -n --free-inodes --json "$T/a.json" "$T/a.img"
 n=$(echo "$out" | sed -n 's/^ *free inode records *\([0-9]*\) records.*/\1/p')
 [ "$rc" = 4 ] && [ "${n:-0}" -ge 80 ] && [ "$(sha "$T/a.img")" = "$s0" ] &&
 	pass "free-inodes: -n reports the records, writes nothing" ||
 	fail "free-inodes: -n reports the records, writes nothing" \
 		"rc=$rc n=$n"
+[ "$(jq .found.free_inode_records "$T/a.json")" = "$n" ] &&
+	pass "free-inodes: JSON count matches the report" ||
+	fail "free-inodes: JSON count matches the report" \
+		"$(jq -c .found "$T/a.json")"
 run_e2secrm -y --free-inodes --verify "$T/a.img"
 [ "$rc" = 1 ] && pass "free-inodes: wipe exits 1" ||
 	fail "free-inodes: wipe exits 1" "rc=$rc $err"
