@@ -47,15 +47,11 @@ static int layout_byte(size_t off)
 
 static int record_residue(const unsigned char *rec, size_t isize)
 {
-	__u64 w;
 	size_t i;
 
-	for (i = 0; i + sizeof(w) <= isize; i += sizeof(w)) {
-		memcpy(&w, rec + i, sizeof(w));
-		if (w)
-			break;
-	}
-	for (; i < isize; i++)
+	if (e2sr_all_zero(rec, isize))
+		return 0;
+	for (i = 0; i < isize; i++)
 		if (rec[i] && !layout_byte(i))
 			return 1;
 	return 0;
@@ -289,55 +285,65 @@ static errcode_t itable_check(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
 	return 0;
 }
 
-errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx)
+/*
+ * Read the planned blocks again and scrub what is still there; with
+ * @write, put the changed blocks back, run by run, else (--verify) count
+ * every block that still had something to scrub as a mismatch.
+ */
+static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 {
 	ext2_filsys fs = ctx->fs;
 	struct e2sr_plan *plan = &ctx->plan;
 	unsigned char *buf, *changed;
 	blk64_t table, b, e;
 	errcode_t err;
-	size_t i;
+	size_t i, n;
 
 	if (!plan->itable_runs)
 		return 0;
 	err = chunk_buffers(fs, &buf, &changed);
 	if (err)
 		return err;
-	for (i = 0; i < plan->itable_runs; i++) {
+	for (i = 0; !err && i < plan->itable_runs; i++) {
 		const struct e2sr_itable_run *r = &plan->itable[i];
 
-		if (ctx->cancel && *ctx->cancel) {
+		if (ctx->cancel && *ctx->cancel && write) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
-		err = itable_check(ctx, r->group, r->blk, r->count);
+		err = write ? itable_check(ctx, r->group, r->blk, r->count) :
+		      group_table(fs, r->group, &table);
 		if (!err)
 			err = io_channel_read_blk64(fs->io, r->blk, r->count,
 						    buf);
 		if (err)
 			break;
 		group_table(fs, r->group, &table);
-		ctx->stats.free_inodes_scrubbed +=
-			scrub_blocks(fs, r->group, r->blk - table, r->count,
-				     buf, changed, NULL, 0);
-		/* Write back only the blocks that changed, run by run. */
-		for (b = 0; b < r->count; b = e) {
-			if (!changed[b]) {
-				e = b + 1;
+		n = scrub_blocks(fs, r->group, r->blk - table, r->count, buf,
+				 changed, NULL, 0);
+		for (b = 0; !err && b < r->count; b = e) {
+			e = b + 1;
+			if (!changed[b])
+				continue;
+			if (!write) {
+				ctx->stats.verify_bad++;
+				if (!ctx->stats.verify_first_bad)
+					ctx->stats.verify_first_bad =
+						r->blk + b;
 				continue;
 			}
-			for (e = b + 1; e < r->count && changed[e]; e++)
-				;
-			err = io_channel_write_blk64(fs->io, r->blk + b,
-						     e - b,
+			while (e < r->count && changed[e])
+				e++;
+			err = io_channel_write_blk64(fs->io, r->blk + b, e - b,
 						     buf + b * fs->blocksize);
-			if (err)
-				break;
 			ctx->stats.itable_written += e - b;
 			ctx->stats.write_calls++;
 		}
-		if (err)
-			break;
+		if (!write) {
+			ctx->stats.verified += r->count;
+			continue;
+		}
+		ctx->stats.free_inodes_scrubbed += n;
 		if (ctx->progress)
 			ctx->progress(ctx->progress_data,
 				      E2SR_STAGE_FREE_INODES, i + 1,
@@ -345,46 +351,20 @@ errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx)
 	}
 	free(buf);
 	free(changed);
+	if (!write)
+		return err;
 	/* The records libext2fs may remember are the ones just replaced. */
 	ext2fs_flush_icache(fs);
 	return err ? err : io_channel_flush(fs->io);
 }
 
+errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx)
+{
+	return rescan(ctx, 1);
+}
+
 /* --verify: the rewritten blocks hold no free record with residue. */
 errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx)
 {
-	ext2_filsys fs = ctx->fs;
-	struct e2sr_plan *plan = &ctx->plan;
-	unsigned char *buf, *changed;
-	blk64_t table, b;
-	errcode_t err = 0;
-	size_t i;
-
-	if (!plan->itable_runs)
-		return 0;
-	err = chunk_buffers(fs, &buf, &changed);
-	if (err)
-		return err;
-	for (i = 0; i < plan->itable_runs; i++) {
-		const struct e2sr_itable_run *r = &plan->itable[i];
-
-		err = io_channel_read_blk64(fs->io, r->blk, r->count, buf);
-		if (err)
-			break;
-		group_table(fs, r->group, &table);
-		scrub_blocks(fs, r->group, r->blk - table, r->count, buf,
-			     changed, NULL, 0);
-		for (b = 0; b < r->count; b++) {
-			if (changed[b]) {
-				ctx->stats.verify_bad++;
-				if (!ctx->stats.verify_first_bad)
-					ctx->stats.verify_first_bad =
-						r->blk + b;
-			}
-		}
-		ctx->stats.verified += r->count;
-	}
-	free(buf);
-	free(changed);
-	return err;
+	return rescan(ctx, 0);
 }

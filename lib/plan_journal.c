@@ -371,16 +371,6 @@ static int cmp_walk_jblock(const void *key, const void *elem)
 	return jb < b->jblock ? -1 : jb > b->jblock;
 }
 
-static int all_zero(const unsigned char *b, unsigned int len)
-{
-	unsigned int i;
-
-	for (i = 0; i < len; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
-
 /*
  * The descriptor of every planned copy goes too: once it is gone the
  * copy is nobody's, so a second run, whatever the copy now holds (zeros
@@ -407,7 +397,7 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 					 &data);
 		if (err)
 			return err;
-		if (!all_zero(data, ctx->journal->blocksize))
+		if (!e2sr_all_zero(data, ctx->journal->blocksize))
 			continue;
 		err = plan_jblock(plan, w->blocks[i].desc, E2SR_JWHY_DESC, 0);
 		if (err)
@@ -431,7 +421,7 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 					 &data);
 		if (err)
 			return err;
-		if (all_zero(data, ctx->journal->blocksize))
+		if (e2sr_all_zero(data, ctx->journal->blocksize))
 			continue;
 		plan->journal[n++] = plan->journal[i];
 	}

@@ -42,16 +42,6 @@ errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	return 0;
 }
 
-static int all_zero(const unsigned char *b, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
-
 /* Read [blk, blk + n) of @io in chunks; each must be zeros. */
 static errcode_t check_zero(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 			    blk64_t n, unsigned char *buf, size_t chunk)
@@ -65,7 +55,7 @@ static errcode_t check_zero(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 		err = io_channel_read_blk64(io, blk, k, buf);
 		if (err)
 			return err;
-		if (!all_zero(buf, k * bs)) {
+		if (!e2sr_all_zero(buf, k * bs)) {
 			ctx->stats.verify_bad++;
 			if (!ctx->stats.verify_first_bad)
 				ctx->stats.verify_first_bad = blk;

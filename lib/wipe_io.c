@@ -26,7 +26,8 @@
 /* Largest single write, in bytes. */
 #define WIPE_CHUNK_BYTES	(1024 * 1024)
 
-errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
+/* Inside the filesystem, never its metadata or the journal. */
+static errcode_t check_target(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 {
 	ext2_filsys fs = ctx->fs;
 	blk64_t end = ext2fs_blocks_count(fs->super);
@@ -42,9 +43,17 @@ errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	if (!ctx->journal_blocks ||
 	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, count))
 		return E2SR_ERR_WRITE_JOURNAL;
-	if (!ext2fs_test_block_bitmap_range2(fs->block_map, blk, count))
-		return E2SR_ERR_WRITE_ALLOCATED;
 	return 0;
+}
+
+errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
+{
+	errcode_t err = check_target(ctx, blk, count);
+
+	if (!err && !ext2fs_test_block_bitmap_range2(ctx->fs->block_map, blk,
+						     count))
+		err = E2SR_ERR_WRITE_ALLOCATED;
+	return err;
 }
 
 static errcode_t fill_random(unsigned char *buf, size_t len)
@@ -108,8 +117,10 @@ static int secdiscard(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	return ioctl(ctx->sec_fd, BLKSECDISCARD, range);
 }
 
-static int block_zero(const unsigned char *b, size_t len)
+/* Whether @len bytes at @buf are all zero; word by word. */
+int e2sr_all_zero(const void *buf, size_t len)
 {
+	const unsigned char *b = buf;
 	__u64 w;
 	size_t i;
 
@@ -118,6 +129,9 @@ static int block_zero(const unsigned char *b, size_t len)
 		if (w)
 			return 0;
 	}
+	for (; i < len; i++)
+		if (b[i])
+			return 0;
 	return 1;
 }
 
@@ -137,12 +151,12 @@ static errcode_t put_zeros_sparse(struct e2sr_ctx *ctx, io_channel io,
 	if (err)
 		return err;
 	for (b = 0; b < n; b = e) {
-		if (block_zero(ctx->rbuf + b * bs, bs)) {
+		if (e2sr_all_zero(ctx->rbuf + b * bs, bs)) {
 			ctx->stats.zero_skipped++;
 			e = b + 1;
 			continue;
 		}
-		for (e = b + 1; e < n && !block_zero(ctx->rbuf + e * bs, bs);
+		for (e = b + 1; e < n && !e2sr_all_zero(ctx->rbuf + e * bs, bs);
 		     e++)
 			;
 		ctx->stats.write_calls++;
@@ -407,20 +421,12 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count)
 {
 	ext2_filsys fs = ctx->fs;
-	blk64_t end = ext2fs_blocks_count(fs->super), n, zero;
+	blk64_t n, zero;
 	errcode_t err;
 
-	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
-	if (!count || blk < fs->super->s_first_data_block || blk >= end ||
-	    count > end - blk)
-		return E2SR_ERR_WRITE_RANGE;
-	if (!ctx->metadata_blocks ||
-	    !ext2fs_test_block_bitmap_range2(ctx->metadata_blocks, blk, count))
-		return E2SR_ERR_WRITE_METADATA;
-	if (!ctx->journal_blocks ||
-	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, count))
-		return E2SR_ERR_WRITE_JOURNAL;
+	err = check_target(ctx, blk, count);
+	if (err)
+		return err;
 	if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk,
 						  blk + count - 1, &zero))
 		return E2SR_ERR_WRITE_UNWRITTEN;
