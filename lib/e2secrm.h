@@ -179,10 +179,6 @@ struct e2sr_plan {
 	struct e2sr_jplan	*journal;	/* journal blocks, sorted */
 	size_t			journal_count;
 	size_t			journal_alloc;
-	size_t			journal_records; /* why: inode records, */
-	size_t			journal_maps;	/* map, data and tree copies, */
-	size_t			journal_names;	/* directory copies, */
-	size_t			journal_fc;	/* fast-commit blocks */
 	int			free_all;	/* wipe every free block too */
 	blk64_t			free_count;	/* free blocks in the bitmap */
 	blk64_t			unwritten_count; /* blocks, with free_all */

@@ -99,7 +99,6 @@ static errcode_t plan_map_copies(struct jplan *p)
 							  f->ino);
 					if (err)
 						return err;
-					ctx->plan.journal_maps++;
 				}
 			}
 		}
@@ -290,7 +289,6 @@ static errcode_t plan_dir_copies(struct jplan *p)
 		err = plan_jblock(&ctx->plan, v->jblock, E2SR_JWHY_NAME, ino);
 		if (err)
 			return err;
-		ctx->plan.journal_names++;
 	}
 	return 0;
 }
@@ -337,7 +335,6 @@ static errcode_t plan_fc_blocks(struct jplan *p)
 		err = plan_jblock(&ctx->plan, pos, E2SR_JWHY_FC, f.hit);
 		if (err)
 			break;
-		ctx->plan.journal_fc++;
 	}
 	e2sr_fc_walk_free(&fc);
 	return err;
@@ -471,7 +468,6 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 			continue;	/* left to e2fsck with its file */
 		err = plan_jblock(plan, ctx->inv.jcopies[i].jblock,
 				  E2SR_JWHY_RECORD, ctx->inv.jcopies[i].ino);
-		plan->journal_records++;
 	}
 	if (!err && n)
 		err = plan_map_copies(&p);
