@@ -38,6 +38,9 @@ struct name_walk {
 	int			all;		/* --dir-slack: every name */
 	unsigned char		*jblob;		/* those names, length first */
 	size_t			jblob_len;
+	__u32			*bucket;	/* by first three bytes: 1 + */
+	__u32			*chain;		/* index into name_off, or 0 */
+	size_t			*name_off;	/* each name's place in jblob */
 	ext2_ino_t		dir;
 	char			*block;		/* one directory block */
 	errcode_t		err;
@@ -51,6 +54,56 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Names shorter than this are not searched for in slack: too common. */
+#define SLACK_NAME_MIN		3
+#define NAME_BUCKETS		4096
+
+static unsigned int prefix_hash(const unsigned char *p)
+{
+	return ((p[0] * 31U + p[1]) * 31U + p[2]) & (NAME_BUCKETS - 1);
+}
+
+/*
+ * The slack search looks, at every byte, for any of the names: index
+ * them by their first three bytes, so that each byte costs one lookup
+ * and not one search per name.
+ */
+static errcode_t index_names(struct name_walk *w)
+{
+	size_t i, n = 0, k;
+	unsigned int h;
+
+	for (i = 0; i < w->jblob_len; i += 1 + w->jblob[i])
+		n++;
+	if (!n)
+		return 0;
+	w->bucket = calloc(NAME_BUCKETS, sizeof(*w->bucket));
+	w->chain = calloc(n + 1, sizeof(*w->chain));
+	w->name_off = calloc(n + 1, sizeof(*w->name_off));
+	if (!w->bucket || !w->chain || !w->name_off)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0, k = 1; i < w->jblob_len; i += 1 + w->jblob[i]) {
+		if (w->jblob[i] < SLACK_NAME_MIN)
+			continue;
+		h = prefix_hash(w->jblob + i + 1);
+		w->name_off[k] = i;
+		w->chain[k] = w->bucket[h];
+		w->bucket[h] = k++;
+	}
+	return 0;
+}
+
+static void name_walk_free(struct name_walk *w)
+{
+	free(w->inos);
+	free(w->jnames);
+	free(w->jblob);
+	free(w->bucket);
+	free(w->chain);
+	free(w->name_off);
+	free(w->block);
+}
+
 static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 {
 	size_t i;
@@ -61,6 +114,8 @@ static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 		return 0;
 	err = e2sr_journal_names(ctx, &w->jnames, &w->jname_count,
 				 &w->jblob, &w->jblob_len);
+	if (!err)
+		err = index_names(w);
 	if (err)
 		return err;
 	w->inos = malloc(w->count * sizeof(*w->inos));
@@ -159,30 +214,34 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	return wipe_name(w, dirent, offset, blocksize, buf);
 }
 
-/* Zero every known secure-delete name that appears in [from, to). */
+/*
+ * Zero every known secure-delete name that appears in [from, to): at
+ * each byte the longest name that starts there, then on past it.
+ */
 static int zero_known_names(struct name_walk *w, char *buf, unsigned int from,
 			    unsigned int to)
 {
-	size_t i = 0;
-	unsigned int n;
-	char *p;
+	const unsigned char *name;
+	unsigned int p, best;
 	int hits = 0;
+	__u32 k;
 
-	while (i < w->jblob_len) {
-		n = w->jblob[i];
-		if (n >= 3 && to - from >= n) {
-			p = memmem(buf + from, to - from, w->jblob + i + 1, n);
-			while (p) {
-				hits++;
-				if (w->write)
-					memset(p, 0, n);
-				p = memmem(p + n, buf + to - (p + n),
-					   w->jblob + i + 1, n);
-				if (!w->write)
-					break;
-			}
+	if (!w->bucket)
+		return 0;
+	for (p = from; p + SLACK_NAME_MIN <= to; p += best ? best : 1) {
+		best = 0;
+		k = w->bucket[prefix_hash((unsigned char *)buf + p)];
+		for (; k; k = w->chain[k]) {
+			name = w->jblob + w->name_off[k];
+			if (name[0] > best && name[0] <= to - p &&
+			    !memcmp(buf + p, name + 1, name[0]))
+				best = name[0];
 		}
-		i += 1 + n;
+		if (!best)
+			continue;
+		hits++;
+		if (w->write)
+			memset(buf + p, 0, best);
 	}
 	return hits;
 }
@@ -307,8 +366,10 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 	w.ctx = ctx;
 	w.all = !!(ctx->sanitize & E2SR_FREE_DIRSLACK);
 	err = sorted_inventory(ctx, &w);
-	if (err || (!w.count && !w.all))
+	if (err || (!w.count && !w.all)) {
+		name_walk_free(&w);
 		return err;
+	}
 	for (i = 0; i < ctx->inv.dir_count; i++) {
 		before = w.found;
 		err = walk_dir(&w, ctx->inv.dirs[i]);
@@ -329,10 +390,7 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 		}
 	}
 	plan->name_count = w.found;
-	free(w.inos);
-	free(w.jnames);
-	free(w.jblob);
-	free(w.block);
+	name_walk_free(&w);
 	return err;
 }
 
@@ -351,8 +409,10 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 	w.write = 1;
 	w.all = !!(ctx->sanitize & E2SR_FREE_DIRSLACK);
 	err = sorted_inventory(ctx, &w);
-	if (err || (!w.count && !w.all))
+	if (err || (!w.count && !w.all)) {
+		name_walk_free(&w);
 		return err;
+	}
 	for (i = 0; i < plan->name_dir_count; i++) {
 		if (ctx->cancel && *ctx->cancel) {
 			err = E2SR_ERR_CANCELLED;
@@ -366,9 +426,6 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 				      i + 1, plan->name_dir_count);
 	}
 	ctx->stats.names_wiped = w.found;
-	free(w.inos);
-	free(w.jnames);
-	free(w.jblob);
-	free(w.block);
+	name_walk_free(&w);
 	return err;
 }

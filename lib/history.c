@@ -253,6 +253,49 @@ static void attach_commit_times(struct e2sr_history *h)
 	}
 }
 
+struct jorder {
+	__u32	jblock;
+	size_t	idx;
+};
+
+static int cmp_jorder(const void *a, const void *b)
+{
+	const struct jorder *x = a, *y = b;
+
+	if (x->jblock != y->jblock)
+		return x->jblock < y->jblock ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Passes that read every copy go through them in log order, so that the
+ * journal's read window moves forward instead of being refilled for
+ * nearly every copy.
+ */
+static errcode_t index_by_jblock(struct e2sr_history *h)
+{
+	struct jorder *o;
+	size_t i;
+
+	if (!h->n)
+		return 0;
+	o = malloc(h->n * sizeof(*o));
+	h->by_jblock = malloc(h->n * sizeof(*h->by_jblock));
+	if (!o || !h->by_jblock) {
+		free(o);
+		return EXT2_ET_NO_MEMORY;
+	}
+	for (i = 0; i < h->n; i++) {
+		o[i].jblock = h->v[i].jblock;
+		o[i].idx = i;
+	}
+	qsort(o, h->n, sizeof(*o), cmp_jorder);
+	for (i = 0; i < h->n; i++)
+		h->by_jblock[i] = o[i].idx;
+	free(o);
+	return 0;
+}
+
 errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 			     int flags, struct e2sr_history *h)
 {
@@ -283,6 +326,11 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	}
 	if (h->n)
 		qsort(h->v, h->n, sizeof(*h->v), cmp_version);
+	err = index_by_jblock(h);
+	if (err) {
+		e2sr_history_free(h);
+		return err;
+	}
 	attach_commit_times(h);
 	label_layout(fs, h);
 	if ((flags & E2SR_HISTORY_OWNERS) && fs->inode_map) {
@@ -309,5 +357,6 @@ void e2sr_history_free(struct e2sr_history *h)
 		return;
 	e2sr_journal_walk_free(&h->walk);
 	free(h->v);
+	free(h->by_jblock);
 	memset(h, 0, sizeof(*h));
 }

@@ -57,6 +57,7 @@ struct e2sr_history {
 	struct e2sr_jwalk	walk;
 	struct e2sr_version	*v;	/* by fs_block, then sequence */
 	size_t			n;
+	size_t			*by_jblock; /* indices of v in log order */
 	int			owners;	/* inode owners were resolved */
 };
 

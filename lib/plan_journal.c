@@ -184,6 +184,53 @@ static errcode_t add_name(unsigned char **blob, size_t *len, size_t *alloc,
 	return 0;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char * const *)a;
+	const unsigned char *y = *(const unsigned char * const *)b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return memcmp(x + 1, y + 1, x[0]);
+}
+
+/*
+ * Every copy of a directory block gives its names again: keep each name
+ * once, so that the slack search looks for each only once.
+ */
+static errcode_t unique_names(unsigned char **blob, size_t *blob_len)
+{
+	const unsigned char **names;
+	unsigned char *out;
+	size_t i, n = 0, len = 0;
+
+	if (!*blob_len)
+		return 0;
+	for (i = 0; i < *blob_len; i += 1 + (*blob)[i])
+		n++;
+	names = malloc(n * sizeof(*names));
+	out = malloc(*blob_len);
+	if (!names || !out) {
+		free(names);
+		free(out);
+		return EXT2_ET_NO_MEMORY;
+	}
+	for (i = n = 0; i < *blob_len; i += 1 + (*blob)[i])
+		names[n++] = *blob + i;
+	qsort(names, n, sizeof(*names), cmp_name);
+	for (i = 0; i < n; i++) {
+		if (i && !cmp_name(&names[i - 1], &names[i]))
+			continue;
+		memcpy(out + len, names[i], 1 + names[i][0]);
+		len += 1 + names[i][0];
+	}
+	free(names);
+	free(*blob);
+	*blob = out;
+	*blob_len = len;
+	return 0;
+}
+
 errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *count, unsigned char **blob,
 			     size_t *blob_len)
@@ -215,7 +262,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	p.inos = inos;
 	p.ninos = ctx->inv.count;
 	for (i = 0; !err && i < h->n; i++) {
-		const struct e2sr_version *v = &h->v[i];
+		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
 
 		/* Inline directories keep their entries in the record. */
 		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_FREE &&
@@ -251,7 +298,16 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	if (n)
 		qsort(*hashes, n, sizeof(**hashes), cmp_u32);
 	*count = n;
-	return 0;
+	err = unique_names(blob, blob_len);
+	if (err) {
+		free(*hashes);
+		free(*blob);
+		*hashes = NULL;
+		*blob = NULL;
+		*blob_len = 0;
+		*count = 0;
+	}
+	return err;
 }
 
 int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
@@ -274,7 +330,7 @@ static errcode_t plan_dir_copies(struct jplan *p)
 	errcode_t err;
 
 	for (i = 0; i < h->n; i++) {
-		const struct e2sr_version *v = &h->v[i];
+		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
 
 		/* Layout blocks are never directories. */
 		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_FREE &&
