@@ -347,8 +347,10 @@ int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);
 errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
 
-/* wipe_io.c: the one guarded write path */
+/* zero.c */
 int e2sr_all_zero(const void *buf, size_t len);
+
+/* wipe_io.c: the one guarded write path */
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,

@@ -34,6 +34,7 @@ struct claim {
 	__u8		resolved;	/* its block looked at */
 	__u8		valid;		/* it can be that data */
 	__u8		verified;
+	__u8		zero;		/* all zero bytes */
 };
 
 struct desc_rec {
@@ -88,6 +89,7 @@ static void resolve_claim(struct walk *w, struct claim *c,
 		return;
 	}
 	c->valid = 1;
+	c->zero = e2sr_all_zero(b, jsb->blocksize);
 	if (!e2sr_jtag_csum_ok(jsb, c->sequence, b, c->csum)) {
 		c->verified = 1;
 		return;
@@ -350,6 +352,7 @@ static errcode_t build_result(struct walk *w)
 		b->desc = w->descs[c->desc].pos;
 		b->flags = c->flags;
 		b->verified = c->verified;
+		b->zero = c->zero;
 		b->committed = committed[c->desc];
 	}
 	out->nblocks = n;

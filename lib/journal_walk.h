@@ -28,6 +28,7 @@ struct e2sr_jblock {
 	__u32	flags;		/* tag flags */
 	__u8	verified;	/* tag csum matched, or none to check */
 	__u8	committed;	/* a commit of the same tid follows */
+	__u8	zero;		/* all zero when walked */
 };
 
 /* A commit block seen in the log area. */

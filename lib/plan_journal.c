@@ -21,10 +21,15 @@
 #include "e2secrm.h"
 #include "fast_commit.h"
 
+/* Bits of the low 16 bits of the secure-delete inode numbers. */
+#define INO_FILTER_BYTES	8192
+
 struct jplan {
 	struct e2sr_ctx		*ctx;
 	ext2_ino_t		*inos;		/* secure-delete, sorted */
 	size_t			ninos;
+	/* Every 4-byte word of a copy is looked up: most miss here. */
+	unsigned char		filter[INO_FILTER_BYTES];
 };
 
 static int cmp_u32(const void *a, const void *b)
@@ -44,10 +49,20 @@ static int cmp_jplan(const void *a, const void *b)
 	return x->why < y->why ? -1 : x->why > y->why;
 }
 
+static void filter_build(struct jplan *p)
+{
+	size_t i;
+
+	memset(p->filter, 0, sizeof(p->filter));
+	for (i = 0; i < p->ninos; i++)
+		p->filter[(p->inos[i] & 0xffff) >> 3] |= 1 << (p->inos[i] & 7);
+}
+
 static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
 {
-	return ino && p->ninos &&
-	       bsearch(&ino, p->inos, p->ninos, sizeof(*p->inos),
+	if (!ino || !(p->filter[(ino & 0xffff) >> 3] & (1 << (ino & 7))))
+		return 0;
+	return bsearch(&ino, p->inos, p->ninos, sizeof(*p->inos),
 		       cmp_u32) != NULL;
 }
 
@@ -113,26 +128,35 @@ static __u32 le32(const unsigned char *p)
 }
 
 /*
- * Whether a block reads as directory entries naming a secure-delete
- * inode anywhere in it, removed entries and slack included: any aligned
- * header whose inode is one of them and whose lengths fit.
+ * The next place, from @off on, where a block reads as a directory entry
+ * naming a secure-delete inode, removed entries and slack included: an
+ * aligned header whose inode is one of them and whose lengths fit.  @bs
+ * when there is none.
  */
-static ext2_ino_t names_secure_inode(const struct jplan *p,
-				     const unsigned char *b, unsigned int bs)
+static unsigned int next_secure_entry(const struct jplan *p,
+				      const unsigned char *b, unsigned int bs,
+				      unsigned int off)
 {
-	unsigned int off, rec_len, name_len;
+	unsigned int rec_len, name_len;
 
-	for (off = 0; off + 8 < bs; off += 4) {
-		if (!is_secure_ino(p, le32(b + off)))
-			continue;
+	for (; off + 8 < bs; off += 4) {
 		rec_len = b[off + 4] | (b[off + 5] << 8);
 		name_len = b[off + 6];
 		if (!name_len || rec_len < 12 || (rec_len & 3) ||
 		    8 + name_len > rec_len || off + 8 + name_len > bs)
 			continue;
-		return le32(b + off);
+		if (is_secure_ino(p, le32(b + off)))
+			return off;
 	}
-	return 0;
+	return bs;
+}
+
+static ext2_ino_t names_secure_inode(const struct jplan *p,
+				     const unsigned char *b, unsigned int bs)
+{
+	unsigned int off = next_secure_entry(p, b, bs, 0);
+
+	return off < bs ? le32(b + off) : 0;
 }
 
 static __u32 name_hash(const unsigned char *name, unsigned int len)
@@ -239,7 +263,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	const struct e2sr_history *h = &ctx->history;
 	ext2_ino_t *inos = NULL;
 	const unsigned char *b;
-	unsigned int bs, off, rec_len, name_len;
+	unsigned int bs, off, name_len;
 	size_t i, n = 0, alloc = 0;
 	struct jplan p;
 	errcode_t err = 0;
@@ -261,6 +285,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	p.ctx = ctx;
 	p.inos = inos;
 	p.ninos = ctx->inv.count;
+	filter_build(&p);
 	for (i = 0; !err && i < h->n; i++) {
 		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
 
@@ -271,14 +296,9 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 		err = e2sr_journal_block(ctx->journal, v->jblock, &b);
 		if (err)
 			break;
-		for (off = 0; !err && off + 8 < bs; off += 4) {
-			if (!is_secure_ino(&p, le32(b + off)))
-				continue;
-			rec_len = b[off + 4] | (b[off + 5] << 8);
+		for (off = next_secure_entry(&p, b, bs, 0); !err && off < bs;
+		     off = next_secure_entry(&p, b, bs, off + 4)) {
 			name_len = b[off + 6];
-			if (!name_len || rec_len < 12 || (rec_len & 3) ||
-			    8 + name_len > rec_len || off + 8 + name_len > bs)
-				continue;
 			err = add_hash(hashes, &n, &alloc,
 				       name_hash(b + off + 8, name_len));
 			if (!err)
@@ -446,11 +466,7 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	 * its descriptor went: the descriptor goes now, as it would have.
 	 */
 	for (i = 0; i < w->nblocks; i++) {
-		err = e2sr_journal_block(ctx->journal, w->blocks[i].jblock,
-					 &data);
-		if (err)
-			return err;
-		if (!e2sr_all_zero(data, ctx->journal->blocksize))
+		if (!w->blocks[i].zero)
 			continue;
 		err = plan_jblock(plan, w->blocks[i].desc, E2SR_JWHY_DESC, 0);
 		if (err)
@@ -470,12 +486,24 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	}
 	sort_unique(plan, jsb);
 	for (i = n = 0; i < plan->journal_count; i++) {
-		err = e2sr_journal_block(ctx->journal, plan->journal[i].jblock,
-					 &data);
-		if (err)
-			return err;
-		if (e2sr_all_zero(data, ctx->journal->blocksize))
-			continue;
+		/* The walk looked at the copies; the rest are read here. */
+		b = NULL;
+		if (w->nblocks)
+			b = bsearch(&plan->journal[i].jblock, w->blocks,
+				    w->nblocks, sizeof(*w->blocks),
+				    cmp_walk_jblock);
+		if (b) {
+			if (b->zero)
+				continue;
+		} else {
+			err = e2sr_journal_block(ctx->journal,
+						 plan->journal[i].jblock,
+						 &data);
+			if (err)
+				return err;
+			if (e2sr_all_zero(data, ctx->journal->blocksize))
+				continue;
+		}
 		plan->journal[n++] = plan->journal[i];
 	}
 	plan->journal_count = n;
@@ -517,6 +545,7 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	if (n)
 		qsort(p.inos, n, sizeof(*p.inos), cmp_u32);
 	p.ninos = n;
+	filter_build(&p);
 
 	err = 0;
 	for (i = 0; !err && i < ctx->inv.jcopy_count; i++) {

@@ -117,24 +117,6 @@ static int secdiscard(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	return ioctl(ctx->sec_fd, BLKSECDISCARD, range);
 }
 
-/* Whether @len bytes at @buf are all zero; word by word. */
-int e2sr_all_zero(const void *buf, size_t len)
-{
-	const unsigned char *b = buf;
-	__u64 w;
-	size_t i;
-
-	for (i = 0; i + sizeof(w) <= len; i += sizeof(w)) {
-		memcpy(&w, b + i, sizeof(w));
-		if (w)
-			return 0;
-	}
-	for (; i < len; i++)
-		if (b[i])
-			return 0;
-	return 1;
-}
-
 /*
  * --skip-zero: read the run and write zeros only over the blocks that
  * are not zeros already, as zerofree does, so that a thin-provisioned
