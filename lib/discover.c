@@ -85,13 +85,17 @@ static errcode_t add_version(struct discover *d, const struct iversion *iv)
 }
 
 /* The journal copy of a block, escape undone. */
-static errcode_t read_copy(struct discover *d, __u32 jblock, int escaped)
+/* @in_order: the caller goes through the log forward. */
+static errcode_t read_copy(struct discover *d, __u32 jblock, int escaped,
+			   int in_order)
 {
 	struct e2sr_jreplay r;
 
 	memset(&r, 0, sizeof(r));
 	r.jblock = jblock;
 	r.escaped = escaped;
+	if (in_order)
+		return e2sr_journal_copy_pass(d->ctx->journal, &r, d->block);
 	return e2sr_journal_copy(d->ctx->journal, &r, d->block);
 }
 
@@ -187,7 +191,7 @@ static errcode_t collect_fc_versions(struct discover *d)
 		return err;
 	c.d = d;
 	for (pos = fc.first; pos < fc.end && !err; pos++) {
-		err = read_copy(d, pos, 0);
+		err = read_copy(d, pos, 0, 1);
 		if (!err)
 			err = e2sr_fc_parse_block(d->block,
 						  d->ctx->fs->blocksize, pos,
@@ -208,12 +212,13 @@ static errcode_t collect_versions(struct discover *d)
 	__u32 k;
 	errcode_t err;
 
+	/* In log order: the copies are read through a forward window. */
 	for (i = 0; i < h->n; i++) {
-		const struct e2sr_version *v = &h->v[i];
+		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
 
 		if (v->kind != E2SR_JK_ITABLE || !v->verified)
 			continue;
-		err = read_copy(d, v->jblock, v->escaped);
+		err = read_copy(d, v->jblock, v->escaped, 1);
 		if (err)
 			return err;
 		for (k = 0; k < v->ino_count; k++) {
@@ -387,7 +392,7 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	size_t i, n;
 	errcode_t err;
 
-	err = read_copy(d, iv->jblock, iv->escaped);
+	err = read_copy(d, iv->jblock, iv->escaped, 0);
 	if (err)
 		return err;
 	if (load_record(d, iv->ino, iv->offset, iv->len))

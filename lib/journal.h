@@ -89,6 +89,8 @@ errcode_t e2sr_journal_recover_write(struct e2sr_journal *j, io_channel fsio,
 				     __u64 *bytes_written);
 errcode_t e2sr_journal_copy(struct e2sr_journal *j,
 			    const struct e2sr_jreplay *r, void *buf);
+errcode_t e2sr_journal_copy_pass(struct e2sr_journal *j,
+				 const struct e2sr_jreplay *r, void *buf);
 void e2sr_journal_recovery_free(struct e2sr_jrecovery *rec);
 
 /* journal_view.c */

@@ -533,22 +533,44 @@ errcode_t e2sr_journal_recover_scan(struct e2sr_journal *j,
 }
 
 /* The block recovery leaves at r->fs_block, escape undone. */
-errcode_t e2sr_journal_copy(struct e2sr_journal *j,
-			    const struct e2sr_jreplay *r, void *buf)
+static void restore_escape(const struct e2sr_jreplay *r, unsigned char *p)
 {
-	unsigned char *p = buf;
-	errcode_t err;
-
-	err = e2sr_journal_read(j, r->jblock, 1, buf);
-	if (err)
-		return err;
 	if (r->escaped) {
 		p[0] = (E2SR_JBD2_MAGIC >> 24) & 0xff;
 		p[1] = (E2SR_JBD2_MAGIC >> 16) & 0xff;
 		p[2] = (E2SR_JBD2_MAGIC >> 8) & 0xff;
 		p[3] = E2SR_JBD2_MAGIC & 0xff;
 	}
-	return 0;
+}
+
+/* One copy, read on its own: for lookups in no particular order. */
+errcode_t e2sr_journal_copy(struct e2sr_journal *j,
+			    const struct e2sr_jreplay *r, void *buf)
+{
+	errcode_t err;
+
+	err = e2sr_journal_read(j, r->jblock, 1, buf);
+	if (!err)
+		restore_escape(r, buf);
+	return err;
+}
+
+/*
+ * The same through the passes' read window, for a pass that takes its
+ * copies in log order; it invalidates what e2sr_journal_block returned.
+ */
+errcode_t e2sr_journal_copy_pass(struct e2sr_journal *j,
+				 const struct e2sr_jreplay *r, void *buf)
+{
+	const unsigned char *b;
+	errcode_t err;
+
+	err = e2sr_journal_block(j, r->jblock, &b);
+	if (!err) {
+		memcpy(buf, b, j->blocksize);
+		restore_escape(r, buf);
+	}
+	return err;
 }
 
 /*
