@@ -44,6 +44,12 @@ struct nearest {
 	__u32				seq;
 };
 
+struct file_ref {
+	ext2_ino_t	ino;
+	__u32		generation;
+	size_t		idx;
+};
+
 struct discover {
 	struct e2sr_ctx		*ctx;
 	struct nearest		near;
@@ -54,6 +60,8 @@ struct discover {
 	unsigned char		*block;
 	struct ext2_inode_large	*inode;	/* inode_size bytes, at least large */
 	size_t			isize;
+	struct file_ref		*files;	/* the inventory as it came in, */
+	size_t			nfiles;	/* by inode and generation */
 };
 
 static int cmp_identity(const void *a, const void *b)
@@ -253,15 +261,58 @@ static errcode_t collect_versions(struct discover *d)
 	return 0;
 }
 
-/* The inventory file of an identity, or -1. */
-static long find_file(struct e2sr_ctx *ctx, ext2_ino_t ino, __u32 gen)
+static int cmp_file_ref(const void *a, const void *b)
 {
+	const struct file_ref *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Identities are looked up in the inventory the scan made; the ones
+ * discovery adds are new identities, never looked up again.
+ */
+static errcode_t index_files(struct discover *d)
+{
+	const struct e2sr_inventory *inv = &d->ctx->inv;
 	size_t i;
 
-	for (i = 0; i < ctx->inv.count; i++)
-		if (ctx->inv.files[i].ino == ino &&
-		    ctx->inv.files[i].generation == gen)
-			return (long)i;
+	if (!inv->count)
+		return 0;
+	d->files = malloc(inv->count * sizeof(*d->files));
+	if (!d->files)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; i < inv->count; i++) {
+		d->files[i].ino = inv->files[i].ino;
+		d->files[i].generation = inv->files[i].generation;
+		d->files[i].idx = i;
+	}
+	d->nfiles = inv->count;
+	qsort(d->files, d->nfiles, sizeof(*d->files), cmp_file_ref);
+	return 0;
+}
+
+/* The first inventory file of an identity, or -1. */
+static long find_file(const struct discover *d, ext2_ino_t ino, __u32 gen)
+{
+	size_t lo = 0, hi = d->nfiles, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->files[mid].ino < ino ||
+		    (d->files[mid].ino == ino &&
+		     d->files[mid].generation < gen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < d->nfiles && d->files[lo].ino == ino &&
+	    d->files[lo].generation == gen)
+		return (long)d->files[lo].idx;
 	return -1;
 }
 
@@ -494,7 +545,7 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	size_t i;
 	errcode_t err;
 
-	idx = find_file(ctx, iv->ino, iv->generation);
+	idx = find_file(d, iv->ino, iv->generation);
 	for (i = first; i < end; i++)
 		secrm |= d->v[i].secrm;
 	if (!secrm && idx < 0)
@@ -542,6 +593,8 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	if (!err)
 		err = ext2fs_get_memzero(d.isize, &d.inode);
 	if (!err)
+		err = index_files(&d);
+	if (!err)
 		err = collect_versions(&d);
 	if (!err && d.n) {
 		io_manager m;
@@ -571,6 +624,7 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	if (d.hio)
 		io_channel_close(d.hio);
 	free(d.v);
+	free(d.files);
 	ext2fs_free_mem(&d.block);
 	ext2fs_free_mem(&d.inode);
 	return err;
