@@ -49,6 +49,7 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	free(ctx->wbuf);
 	free(ctx->rbuf);
 	free(ctx->written);
+	free(ctx->name_copies);
 	free(ctx->device);
 	free(ctx);
 }

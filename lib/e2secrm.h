@@ -120,6 +120,12 @@ struct e2sr_jplan {
 	ext2_ino_t		ino;		/* whose (0 for DESC) */
 };
 
+/* A journal copy with a directory entry naming an inventory inode. */
+struct e2sr_name_copy {
+	__u32			jblock;
+	ext2_ino_t		ino;
+};
+
 /* A journal block that holds a version of a secure-delete record. */
 struct e2sr_jcopy {
 	__u32			jblock;
@@ -286,6 +292,11 @@ struct e2sr_ctx {
 	__u64			replay_bytes;	/* written by the replay */
 	struct e2sr_history	history;	/* every journal copy */
 	int			have_history;
+	/* Noted by e2sr_journal_names, in log order. */
+	struct e2sr_name_copy	*name_copies;
+	size_t			name_copy_count;
+	size_t			name_copy_alloc;
+	int			have_name_copies;
 	/* While a historic map is read: which blocks come from the journal. */
 	e2sr_view_lookup_fn	map_lookup;
 	void			*map_lookup_priv;

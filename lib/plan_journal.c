@@ -151,14 +151,6 @@ static unsigned int next_secure_entry(const struct jplan *p,
 	return bs;
 }
 
-static ext2_ino_t names_secure_inode(const struct jplan *p,
-				     const unsigned char *b, unsigned int bs)
-{
-	unsigned int off = next_secure_entry(p, b, bs, 0);
-
-	return off < bs ? le32(b + off) : 0;
-}
-
 static __u32 name_hash(const unsigned char *name, unsigned int len)
 {
 	return ext2fs_crc32c_le(len, name, len);
@@ -255,6 +247,32 @@ static errcode_t unique_names(unsigned char **blob, size_t *blob_len)
 	return 0;
 }
 
+/* A directory entry naming an inventory inode in a journal copy. */
+static errcode_t add_name_copy(struct e2sr_ctx *ctx, __u32 jblock,
+			       ext2_ino_t ino)
+{
+	struct e2sr_name_copy *c;
+
+	if (ctx->name_copy_count == ctx->name_copy_alloc) {
+		size_t na = ctx->name_copy_alloc ?
+			    ctx->name_copy_alloc * 2 : 64;
+
+		c = realloc(ctx->name_copies, na * sizeof(*c));
+		if (!c)
+			return EXT2_ET_NO_MEMORY;
+		ctx->name_copies = c;
+		ctx->name_copy_alloc = na;
+	}
+	c = &ctx->name_copies[ctx->name_copy_count++];
+	c->jblock = jblock;
+	c->ino = ino;
+	return 0;
+}
+
+/*
+ * Besides the names, the copies that hold them are noted in log order,
+ * so that planning the directory copies does not read the log again.
+ */
 errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *count, unsigned char **blob,
 			     size_t *blob_len)
@@ -272,6 +290,8 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	*count = 0;
 	*blob = NULL;
 	*blob_len = 0;
+	ctx->name_copy_count = 0;
+	ctx->have_name_copies = 0;
 	if (!ctx->journal || !ctx->have_history || !ctx->inv.count)
 		return 0;
 	bs = ctx->journal->blocksize;
@@ -304,8 +324,14 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			if (!err)
 				err = add_name(blob, blob_len, &blob_alloc,
 					       b + off + 8, name_len);
+			/* Layout blocks are never directories. */
+			if (!err && v->kind != E2SR_JK_ITABLE)
+				err = add_name_copy(ctx, v->jblock,
+						    le32(b + off));
 		}
 	}
+	if (!err)
+		ctx->have_name_copies = 1;
 	free(inos);
 	if (err) {
 		free(*hashes);
@@ -339,32 +365,38 @@ int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 				cmp_u32) != NULL;
 }
 
+/*
+ * Every directory copy naming a secure-delete inode, from what
+ * e2sr_journal_names noted: per copy, the first entry whose inode is
+ * one of this plan's.
+ */
 static errcode_t plan_dir_copies(struct jplan *p)
 {
 	struct e2sr_ctx *ctx = p->ctx;
-	const struct e2sr_history *h = &ctx->history;
-	unsigned int bs = ctx->journal->blocksize;
-	const unsigned char *b;
-	ext2_ino_t ino;
-	size_t i;
+	__u32 *hashes, last = 0;
+	unsigned char *blob;
+	size_t i, n, len;
+	int have = 0;
 	errcode_t err;
 
-	for (i = 0; i < h->n; i++) {
-		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
+	if (!ctx->have_name_copies) {
+		err = e2sr_journal_names(ctx, &hashes, &n, &blob, &len);
+		free(hashes);
+		free(blob);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < ctx->name_copy_count; i++) {
+		const struct e2sr_name_copy *c = &ctx->name_copies[i];
 
-		/* Layout blocks are never directories. */
-		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_FREE &&
-		    v->kind != E2SR_JK_UNKNOWN)
+		if ((have && c->jblock == last) || !is_secure_ino(p, c->ino))
 			continue;
-		err = e2sr_journal_block(ctx->journal, v->jblock, &b);
+		err = plan_jblock(&ctx->plan, c->jblock, E2SR_JWHY_NAME,
+				  c->ino);
 		if (err)
 			return err;
-		ino = names_secure_inode(p, b, bs);
-		if (!ino)
-			continue;
-		err = plan_jblock(&ctx->plan, v->jblock, E2SR_JWHY_NAME, ino);
-		if (err)
-			return err;
+		last = c->jblock;
+		have = 1;
 	}
 	return 0;
 }
@@ -495,7 +527,8 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 		if (b) {
 			if (b->zero)
 				continue;
-		} else {
+		} else if (plan->journal[i].why != E2SR_JWHY_DESC) {
+			/* A descriptor the walk followed begins with magic. */
 			err = e2sr_journal_block(ctx->journal,
 						 plan->journal[i].jblock,
 						 &data);
