@@ -6,7 +6,7 @@
 set -e
 pkgs="build-essential autoconf pkg-config e2fsprogs libext2fs-dev comerr-dev
 uuid-dev libcmocka-dev e2fsprogs sleuthkit extundelete ext4magic xfsprogs
-zerofree clang libclang-rt-dev jq"
+zerofree clang libclang-rt-dev jq debhelper dpkg-dev fakeroot lintian"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
