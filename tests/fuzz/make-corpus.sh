@@ -119,7 +119,8 @@ chunks() {
 		"$1" >"$2"
 }
 
-# fsimage NAME MKE2FS-OPTS RECOVER: the secure-delete scene above.
+# fsimage NAME MKE2FS-OPTS RECOVER FLAGS: the secure-delete scene above;
+# FLAGS are the files' i_flags with secure-delete (0x1) added.
 fsimage() {
 	img=$tmp/$1.img
 	mke2fs -q -F $2 -b 1024 -N 64 -O ^resize_inode "$img" 2M \
@@ -131,10 +132,10 @@ fsimage() {
 		done
 		for i in 1 3 5 7 9; do echo "rm d/f$i"; done
 		echo "write $tmp/big d/secret_file"
-		echo "sif d/secret_file flags 0x80001"
+		echo "sif d/secret_file flags $4"
 		echo "write $tmp/small d/keep"
 		echo "write $tmp/small d/live_secret"
-		echo "sif d/live_secret flags 0x80001"
+		echo "sif d/live_secret flags $4"
 	} | debugfs -w -f - "$img" >/dev/null 2>&1
 	itb=$(debugfs -R "imap d/secret_file" "$img" 2>/dev/null |
 	      sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
@@ -166,8 +167,8 @@ fsimage() {
 mkdir -p "$out/fuzz_image" "$out/fuzz_histmap" "$out/fuzz_dirent"
 head -c 1024 /dev/zero | tr '\0' 'S' >"$tmp/small"
 head -c 20480 /dev/zero | tr '\0' 'B' >"$tmp/big"
-fsimage ext4-csum "-t ext4 -O metadata_csum" ""
-fsimage ext4-plain "-t ext4 -O ^metadata_csum" ""
-fsimage ext3-ind "-t ext3" ""
-fsimage ext4-recover "-t ext4 -O metadata_csum" recover
-fsimage ext2-nojournal "-t ext2" ""
+fsimage ext4-csum "-t ext4 -O metadata_csum" "" 0x80001
+fsimage ext4-plain "-t ext4 -O ^metadata_csum" "" 0x80001
+fsimage ext3-ind "-t ext3" "" 0x1
+fsimage ext4-recover "-t ext4 -O metadata_csum" recover 0x80001
+fsimage ext2-nojournal "-t ext2" "" 0x1
