@@ -11,7 +11,10 @@
  * someone else, and so does everything below it.
  *
  * Every on-disk number is checked against the filesystem before use, and
- * the walk is bounded by the number of blocks the record claims.
+ * the walk is bounded by the number of blocks the record claims.  A tree
+ * or indirect block is followed once per walk: a map that reaches the
+ * same one twice (a loop, a cross-link, many index entries naming one
+ * leaf) is damaged there, and the second path is not followed.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -59,6 +62,7 @@ struct map_walk {
 	blk64_t			limit;		/* most blocks to list */
 	blk64_t			steps;		/* callbacks seen (ind walk) */
 	int			skip_height;	/* inside a distrusted subtree */
+	ext2fs_block_bitmap	seen;		/* tree/ind blocks followed */
 };
 
 static int block_in_fs(ext2_filsys fs, blk64_t blk, blk64_t len)
@@ -139,6 +143,35 @@ static errcode_t map_add(struct map_walk *w, blk64_t pblk, blk64_t lblk,
 	e->kind = kind;
 	e->nfree = nfree;
 	e->historic = 0;
+	return 0;
+}
+
+/*
+ * No map shares its tree or indirect blocks, within itself or with
+ * anyone.  Without this, a crafted tree whose index entries all name one
+ * leaf lists (and reads) that leaf once per path to it, up to the limit:
+ * about the size of the filesystem for a record that claims that much.
+ * The set is sparse (rbtree) and made only for maps that have such blocks.
+ */
+static int block_seen(struct map_walk *w, blk64_t blk)
+{
+	ext2_filsys fs = w->ctx->fs;
+	blk64_t end = ext2fs_blocks_count(fs->super) - 1;
+
+	if (!w->seen &&
+	    ext2fs_alloc_generic_bmap(fs, EXT2_ET_MAGIC_BLOCK_BITMAP64,
+				      EXT2FS_BMAP64_RBTREE,
+				      fs->super->s_first_data_block, end, end,
+				      "e2secrm map walk", &w->seen)) {
+		w->seen = NULL;
+		map_damaged(w->file, EXT2_ET_NO_MEMORY);
+		return 1;
+	}
+	if (ext2fs_test_block_bitmap2(w->seen, blk)) {
+		map_damaged(w->file, E2SR_ERR_BAD_MAP);
+		return 1;
+	}
+	ext2fs_mark_block_bitmap2(w->seen, blk);
 	return 0;
 }
 
@@ -259,7 +292,8 @@ static errcode_t map_extents(struct map_walk *w, struct ext2_inode_large *inode)
 				op = EXT2_EXTENT_NEXT_SIB;
 				continue;
 			}
-			if (block_reused(w, ext.e_pblk)) {
+			if (block_reused(w, ext.e_pblk) ||
+			    block_seen(w, ext.e_pblk)) {
 				op = EXT2_EXTENT_NEXT_SIB;
 				continue;
 			}
@@ -336,7 +370,7 @@ static int map_ind_block(ext2_filsys fs, blk64_t *blocknr,
 			w->skip_height = height;
 			return 0;
 		}
-		if (block_reused(w, *blocknr)) {
+		if (block_reused(w, *blocknr) || block_seen(w, *blocknr)) {
 			w->skip_height = height;
 			return 0;
 		}
@@ -463,6 +497,8 @@ errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 	} else if (ext2fs_inode_has_valid_blocks2(fs, ino)) {
 		err = map_indirect(&w, inode);
 	}
+	if (w.seen)
+		ext2fs_free_block_bitmap(w.seen);
 	if (!err)
 		err = map_ea_block(&w, inode);
 	/* A live empty file has no map to lose. */

@@ -245,7 +245,10 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
 
 	if (!(ctx->sanitize & E2SR_FREE_INODES))
 		return 0;
-	qsort(plan->inodes, plan->inode_count, sizeof(*plan->inodes), cmp_ino);
+	/* No records to scrub: plan->inodes is NULL, which qsort may not take. */
+	if (plan->inode_count)
+		qsort(plan->inodes, plan->inode_count, sizeof(*plan->inodes),
+		      cmp_ino);
 	err = chunk_buffers(fs, &buf, &changed);
 	if (err)
 		return err;

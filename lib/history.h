@@ -71,4 +71,7 @@ const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
 void e2sr_history_free(struct e2sr_history *h);
 const char *e2sr_jkind_name(enum e2sr_jkind kind);
 
+/* journal_view.c: what the views read the device with (NULL: unix_io) */
+void e2sr_view_set_base(io_manager base);
+
 #endif /* E2SR_HISTORY_H */

@@ -11,6 +11,9 @@
  * An io manager's open() takes no argument beyond the name, so the
  * journal and the recovery plan are handed over through one static slot
  * set by e2sr_view_manager(): the engine opens one filesystem at a time.
+ * The device under the view is opened with unix_io unless
+ * e2sr_view_set_base() named another manager (a fuzz target's memory
+ * image): the view must read the same bytes the filesystem handle does.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -35,6 +38,7 @@ static struct e2sr_journal *view_journal;
 static const struct e2sr_jrecovery *view_rec;
 static e2sr_view_lookup_fn view_lookup;
 static void *view_lookup_priv;
+static io_manager view_base;
 
 static struct struct_io_manager view_manager;
 
@@ -56,7 +60,8 @@ static errcode_t view_open(const char *name, int flags, io_channel *channel)
 	if (!err)
 		err = ext2fs_get_mem(view_journal->blocksize, &v->buf);
 	if (!err)
-		err = unix_io_manager->open(name, flags, &v->inner);
+		err = (view_base ? view_base : unix_io_manager)->open(name,
+				flags, &v->inner);
 	if (err)
 		goto fail;
 	strcpy(io->name, name);
@@ -292,4 +297,10 @@ io_manager e2sr_view_manager_lookup(struct e2sr_journal *j,
 	view_lookup = fn;
 	view_lookup_priv = priv;
 	return &view_manager;
+}
+
+/* The manager the view reads the device through; NULL: unix_io. */
+void e2sr_view_set_base(io_manager base)
+{
+	view_base = base;
 }

@@ -11,6 +11,16 @@
 # are cut: both harnesses pad with zeros.  Run from anywhere; it needs
 # mke2fs, debugfs, dd, od and perl.
 #
+# The whole-image targets (fuzz_image, fuzz_histmap, fuzz_dirent) get
+# 2 MiB images of 1 KiB blocks in fuzz_img.c's chunk format (each
+# non-zero block: its number, little-endian 16 bits, then its bytes):
+# ext4 and ext3 with a secure-delete file whose map is an extent tree of
+# depth 1 or an indirect map, deleted with debugfs' rm (the map stays),
+# its name left in the directory's slack, and a journal transaction
+# holding the inode table, directory and tree or indirect blocks from
+# before the delete, checkpointed (s_start 0) or, in one variant, still
+# to recover; a second +s file stays live.
+#
 # Copyright (C) 2026 The e2secrm authors.
 # This file may be redistributed under the terms of the GNU General Public
 # License, version 2.
@@ -100,3 +110,65 @@ variant "$jbl/ext4-1k-csum3-desc" "$jbl/ext4-1k-csum2-desc" 0 24
 variant "$jbl/ext4-1k-csum3-revoke" "$jbl/ext4-1k-csum2-revoke" 0 24
 variant "$jbl/ext3-1k-desc" "$jbl/ext3-1k-v1-desc" 0 1
 variant "$jbl/ext3-1k-commit" "$jbl/ext3-1k-compat-csum-commit" 0 128
+
+# chunks IMG DEST: IMG's non-zero 1 KiB blocks in fuzz_img.c's format.
+chunks() {
+	perl -e 'open(my $f, "<", $ARGV[0]) or die; binmode $f; my $b = 0;
+		while (read($f, my $d, 1024) == 1024) {
+			print pack("v", $b), $d if $d =~ /[^\0]/; $b++ }' \
+		"$1" >"$2"
+}
+
+# fsimage NAME MKE2FS-OPTS RECOVER FLAGS: the secure-delete scene above;
+# FLAGS are the files' i_flags with secure-delete (0x1) added.
+fsimage() {
+	img=$tmp/$1.img
+	mke2fs -q -F $2 -b 1024 -N 64 -O ^resize_inode "$img" 2M \
+		>/dev/null 2>&1
+	{
+		echo "mkdir d"
+		for i in 0 1 2 3 4 5 6 7 8 9; do
+			echo "write $tmp/small d/f$i"
+		done
+		for i in 1 3 5 7 9; do echo "rm d/f$i"; done
+		echo "write $tmp/big d/secret_file"
+		echo "sif d/secret_file flags $4"
+		echo "write $tmp/small d/keep"
+		echo "write $tmp/small d/live_secret"
+		echo "sif d/live_secret flags $4"
+	} | debugfs -w -f - "$img" >/dev/null 2>&1
+	itb=$(debugfs -R "imap d/secret_file" "$img" 2>/dev/null |
+	      sed -n 's/.*located at block \([0-9]*\),.*/\1/p')
+	dirb=$(debugfs -R "bmap d 0" "$img" 2>/dev/null)
+	# The first tree or indirect block: ETB0 or IND in stat's list.
+	mapb=$(debugfs -R "stat d/secret_file" "$img" 2>/dev/null |
+	       sed -n 's/.*(\(ETB0\|IND\)):\([0-9]*\).*/\2/p')
+	: >"$tmp/copies"
+	for b in $itb $dirb $mapb; do
+		dd if="$img" bs=1024 skip="$b" count=1 2>/dev/null \
+			>>"$tmp/copies"
+	done
+	printf '%s\n' "rm d/secret_file" "rm d/f0" "jo" \
+		"jw -b $itb,$dirb,$mapb $tmp/copies" "jc" |
+		debugfs -w -f - "$img" >/dev/null 2>&1
+	# As after a checkpoint: the log says empty, the copies stay.
+	if [ "$3" != recover ]; then
+		debugfs -w -R "feature -needs_recovery" "$img" \
+			>/dev/null 2>&1
+		jsb=$(debugfs -R "bmap <8> 0" "$img" 2>/dev/null)
+		printf '\0\0\0\0' | dd of="$img" bs=1 \
+			seek=$((jsb * 1024 + 28)) conv=notrunc 2>/dev/null
+	fi
+	for t in fuzz_image fuzz_histmap fuzz_dirent; do
+		chunks "$img" "$out/$t/$1"
+	done
+}
+
+mkdir -p "$out/fuzz_image" "$out/fuzz_histmap" "$out/fuzz_dirent"
+head -c 1024 /dev/zero | tr '\0' 'S' >"$tmp/small"
+head -c 20480 /dev/zero | tr '\0' 'B' >"$tmp/big"
+fsimage ext4-csum "-t ext4 -O metadata_csum" "" 0x80001
+fsimage ext4-plain "-t ext4 -O ^metadata_csum" "" 0x80001
+fsimage ext3-ind "-t ext3" "" 0x1
+fsimage ext4-recover "-t ext4 -O metadata_csum" recover 0x80001
+fsimage ext2-nojournal "-t ext2" "" 0x1

@@ -12,6 +12,8 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <ext2fs/ext2fs.h>
@@ -20,6 +22,7 @@
 
 static unsigned char *mem_buf;
 static size_t mem_len;
+static int mem_no_write;
 
 static struct struct_io_manager mem_manager;
 
@@ -27,6 +30,15 @@ void mem_io_set(unsigned char *buf, size_t len)
 {
 	mem_buf = buf;
 	mem_len = len;
+}
+
+/*
+ * A target that runs the engine read-only turns this on: any write that
+ * reaches the device, whatever the channel's flags say, is a finding.
+ */
+void mem_io_forbid_writes(int on)
+{
+	mem_no_write = on;
 }
 
 static errcode_t mem_open(const char *name, int flags, io_channel *channel)
@@ -109,6 +121,11 @@ static errcode_t mem_write_blk64(io_channel io, unsigned long long block,
 	__u64 off, len;
 	errcode_t err;
 
+	if (mem_no_write) {
+		fprintf(stderr, "mem_io: write of block %llu in a read-only "
+			"run\n", block);
+		abort();
+	}
 	if (!(io->flags & IO_FLAG_RW))
 		return EXT2_ET_RO_FILSYS;
 	err = mem_range(io, block, count, &off, &len);

@@ -410,6 +410,93 @@ static void test_fast_symlink(void **state)
 	e2sr_ctx_free(ctx);
 }
 
+/* Write @buf to block @blk of @img, which must be free. */
+static void put_block(const char *img, blk64_t blk, const void *buf)
+{
+	ext2_filsys fs;
+
+	assert_int_equal(ext2fs_open(img, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0,
+				     0, unix_io_manager, &fs), 0);
+	assert_int_equal(ext2fs_read_block_bitmap(fs), 0);
+	assert_false(ext2fs_test_block_bitmap2(fs->block_map, blk));
+	assert_int_equal(io_channel_write_blk64(fs->io, blk, 1, buf), 0);
+	assert_int_equal(ext2fs_close_free(&fs), 0);
+}
+
+/*
+ * A deleted record whose depth-2 tree sends all 4 x 340 paths through
+ * one index block to one leaf: the leaf is listed (and read) once and the
+ * map is damaged, where before the fix the walk listed the leaf and its
+ * four extents once per path until the fs-sized limit stopped it.
+ */
+static void test_ext4_shared_leaf(void **state)
+{
+	struct testimg *t = *state;
+	const blk64_t leaf = 2040, index = 2030, data = 1900;
+	unsigned char buf[4096], ibuf[256];
+	struct ext2_inode_large *inode = (struct ext2_inode_large *)ibuf;
+	struct ext3_extent_header *eh = (struct ext3_extent_header *)buf;
+	struct ext3_extent *ex = (struct ext3_extent *)(eh + 1);
+	struct ext3_extent_idx *ix = (struct ext3_extent_idx *)(eh + 1);
+	struct e2sr_ctx *ctx;
+	struct e2sr_file file;
+	int i;
+
+	assert_int_equal(testimg_mkfs(t, "-t ext4 -O ^metadata_csum -b 4096"),
+			 0);
+	/* The leaf: four one-block extents that do not merge. */
+	memset(buf, 0, sizeof(buf));
+	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+	eh->eh_entries = ext2fs_cpu_to_le16(4);
+	eh->eh_max = ext2fs_cpu_to_le16(340);
+	for (i = 0; i < 4; i++) {
+		ex[i].ee_block = ext2fs_cpu_to_le32(i);
+		ex[i].ee_len = ext2fs_cpu_to_le16(1);
+		ex[i].ee_start = ext2fs_cpu_to_le32(data + 2 * i);
+	}
+	put_block(t->img, leaf, buf);
+	/* The index block: 340 entries, all naming the leaf. */
+	memset(buf, 0, sizeof(buf));
+	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+	eh->eh_entries = ext2fs_cpu_to_le16(340);
+	eh->eh_max = ext2fs_cpu_to_le16(340);
+	eh->eh_depth = ext2fs_cpu_to_le16(1);
+	for (i = 0; i < 340; i++) {
+		ix[i].ei_block = ext2fs_cpu_to_le32(i * 4);
+		ix[i].ei_leaf = ext2fs_cpu_to_le32(leaf);
+	}
+	put_block(t->img, index, buf);
+
+	/* The record: depth 2, four root entries naming the index block. */
+	memset(ibuf, 0, sizeof(ibuf));
+	inode->i_mode = LINUX_S_IFREG | 0644;
+	inode->i_flags = EXT4_EXTENTS_FL | EXT2_SECRM_FL;
+	inode->i_blocks = 0xffffffff;	/* claims more than the fs has */
+	inode->i_size = 0x7fffffff;
+	eh = (struct ext3_extent_header *)inode->i_block;
+	ix = (struct ext3_extent_idx *)(eh + 1);
+	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
+	eh->eh_entries = ext2fs_cpu_to_le16(4);
+	eh->eh_max = ext2fs_cpu_to_le16(4);
+	eh->eh_depth = ext2fs_cpu_to_le16(2);
+	for (i = 0; i < 4; i++) {
+		ix[i].ei_block = ext2fs_cpu_to_le32(i * 1360);
+		ix[i].ei_leaf = ext2fs_cpu_to_le32(index);
+	}
+
+	ctx = open_img(t->img, E2SR_OPEN_RDONLY);
+	memset(&file, 0, sizeof(file));
+	file.ino = 20;
+	file.state = E2SR_STATE_DELETED;
+	assert_int_equal(e2sr_file_map(ctx, &file, inode), 0);
+	assert_true(file.map_status & E2SR_MAP_DAMAGED);
+	assert_int_equal(count_kind(&file, E2SR_EXT_TREE), 2);
+	assert_int_equal(count_kind(&file, E2SR_EXT_DATA), 4);
+	assert_true(file.map_count <= 6);
+	e2sr_file_free(&file);
+	e2sr_ctx_free(ctx);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
 						testimg_fixture_teardown)
 
@@ -418,6 +505,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_ext4_deleted),
 		T(test_ext4_tree_block),
+		T(test_ext4_shared_leaf),
 		T(test_ext4_unwritten),
 		T(test_ext3_indirect),
 		T(test_live),

@@ -1,0 +1,116 @@
+/*
+ * fuzz_histmap.c --- libFuzzer target: block maps, live and historic.
+ *
+ * The input is a 2 MiB image of 1 KiB blocks in fuzz_img.c's chunk
+ * format (seeds: images with extent trees and indirect maps of deleted
+ * secure-delete files whose records, tree and indirect blocks debugfs
+ * logged in the journal).  The image is opened read-only, the journal's
+ * history built, and discovery maps every historic secure-delete record
+ * through the history view (lib/discover.c, lib/journal_view.c,
+ * lib/blockmap.c), as the inventory scan would.  Then every record of the
+ * first inode table blocks is mapped from the device alone, as a deleted
+ * and as a live file.  Besides crashes, hangs and leaks, a map that lists
+ * more blocks than the filesystem has, or a block outside it, is a
+ * finding: that is the bound blockmap.c promises.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrm.h"
+#include "fuzz_img.h"
+#include "mem_io.h"
+
+#define FUZZ_INODES	48
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_map(ext2_filsys fs, const struct e2sr_file *file,
+		      int single)
+{
+	blk64_t end = ext2fs_blocks_count(fs->super), total = 0;
+	size_t i;
+
+	for (i = 0; i < file->map_count; i++) {
+		const struct e2sr_extent *e = &file->map[i];
+
+		if (!e->len || e->pblk < fs->super->s_first_data_block ||
+		    e->pblk >= end || e->len > end - e->pblk) {
+			fprintf(stderr, "fuzz_histmap: inode %u: extent "
+				"%llu+%u outside the filesystem\n", file->ino,
+				(unsigned long long)e->pblk, e->len);
+			abort();
+		}
+		total += e->len;
+	}
+	if (single && total > end) {
+		fprintf(stderr, "fuzz_histmap: inode %u: %llu blocks listed, "
+			"filesystem has %llu\n", file->ino,
+			(unsigned long long)total, (unsigned long long)end);
+		abort();
+	}
+}
+
+static void map_records(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct ext2_inode_large *inode;
+	struct e2sr_file file;
+	unsigned int isize = EXT2_INODE_SIZE(fs->super);
+	ext2_ino_t ino, last;
+	int pass;
+
+	if (isize < sizeof(*inode))
+		isize = sizeof(*inode);
+	inode = calloc(1, isize);
+	if (!inode)
+		return;
+	last = fs->super->s_inodes_count < FUZZ_INODES ?
+	       fs->super->s_inodes_count : FUZZ_INODES;
+	for (ino = 1; ino <= last; ino++) {
+		if (ext2fs_read_inode_full(fs, ino,
+					   (struct ext2_inode *)inode,
+					   EXT2_INODE_SIZE(fs->super)))
+			continue;
+		for (pass = 0; pass < 2; pass++) {
+			memset(&file, 0, sizeof(file));
+			file.ino = ino;
+			file.generation = inode->i_generation;
+			file.state = pass ? E2SR_STATE_LIVE :
+				     E2SR_STATE_DELETED;
+			if (e2sr_file_map(ctx, &file, inode) !=
+			    EXT2_ET_NO_MEMORY)
+				check_map(fs, &file, 1);
+			e2sr_file_free(&file);
+		}
+	}
+	free(inode);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct e2sr_ctx *ctx;
+	size_t i;
+
+	fuzz_img_load(data, size);
+	mem_io_forbid_writes(1);
+	e2sr_view_set_base(mem_io_manager);
+	if (e2sr_ctx_new(&ctx))
+		return 0;
+	ctx->io_manager = mem_io_manager;
+	if (e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY))
+		goto out;
+	if (!e2sr_discover_journal(ctx))
+		for (i = 0; i < ctx->inv.count; i++)
+			check_map(ctx->fs, &ctx->inv.files[i], 0);
+	map_records(ctx);
+out:
+	e2sr_ctx_free(ctx);
+	mem_io_forbid_writes(0);
+	return 0;
+}

@@ -1,0 +1,22 @@
+/*
+ * fuzz_img.h --- a small filesystem image built from a fuzz input.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#ifndef E2SR_FUZZ_IMG_H
+#define E2SR_FUZZ_IMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Images are 2 MiB of 1 KiB blocks; chunks are a block number, a block. */
+#define FUZZ_IMG_BS		1024
+#define FUZZ_IMG_BLOCKS		2048
+#define FUZZ_IMG_CHUNK		(2 + FUZZ_IMG_BS)
+
+unsigned char *fuzz_img_load(const uint8_t *data, size_t size);
+const char *fuzz_img_device(void);
+
+#endif /* E2SR_FUZZ_IMG_H */
