@@ -419,6 +419,8 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 
 	ctx->detail[0] = 0;
 	ctx->open_flags = flags;
+	/* The views read the device as the filesystem handle does. */
+	e2sr_view_set_base(ctx->io_manager);
 	ctx->device = strdup(device);
 	if (!ctx->device)
 		return EXT2_ET_NO_MEMORY;
