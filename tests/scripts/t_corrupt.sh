@@ -886,6 +886,35 @@ else
 		losetup -d "$lr"
 		LOOPS=
 	fi
+
+	# A device another process holds open exclusively (O_EXCL, as
+	# mkfs or another e2fsprogs tool would): refused, -n too.
+	X=$T/x.img
+	cp "$P0" "$X"
+	lx=$(losetup -f --show "$X" 2>/dev/null)
+	if [ -z "$lx" ]; then
+		skip "corrupt: device held exclusively" "losetup failed"
+	else
+		LOOPS="$lx"
+		python3 -c 'import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_EXCL)
+print("held", flush=True)
+time.sleep(120)' "$lx" >"$T/held" &
+		holder=$!
+		n=0
+		while [ ! -s "$T/held" ] && [ "$n" -lt 50 ]; do
+			sleep 0.1
+			n=$((n + 1))
+		done
+		refuse_dev "$lx held exclusively by another process: -y" \
+			"$lx" "$X" "in use\|busy" -y
+		refuse_dev "$lx held exclusively by another process: -n" \
+			"$lx" "$X" "in use\|busy" -n
+		kill "$holder" 2>/dev/null
+		wait "$holder" 2>/dev/null
+		losetup -d "$lx"
+		LOOPS=
+	fi
 fi
 
 # An immutable image file (chattr +i stops root too).
