@@ -137,8 +137,10 @@ for im in "$@"; do
 	uninit=$(dumpe2fs "$src" 2>/dev/null | grep '^Group [0-9]' | grep -c INODE_UNINIT)
 	freeb=$(dumpe2fs -h "$src" 2>/dev/null | sed -n 's/^Free blocks: *//p')
 	blocks=$(dumpe2fs -h "$src" 2>/dev/null | sed -n 's/^Block count: *//p')
-	jext=$(debugfs -R 'ex <8>' "$src" 2>/dev/null |
-		awk 'NR > 1 && $NF ~ /^[0-9]+$/ { print $(NF-3), $NF }')
+	# Leaf extents only: "... PHYS_START - PHYS_END LEN", or "... PHYS 1".
+	jext=$(debugfs -R 'ex -l <8>' "$src" 2>/dev/null |
+		awk 'NR > 1 && $NF ~ /^[0-9]+$/ {
+			print ($(NF-2) == "-" ? $(NF-3) : $(NF-1)), $NF }')
 	jbytes=$(sed -n 's/^journal_bytes=//p' "$BENCH_DIR/$im.meta")
 	itable_init=$(( (groups - uninit) * ipg_blocks * bsize ))
 	itable_all=$(( groups * ipg_blocks * bsize ))
@@ -163,6 +165,7 @@ for im in "$@"; do
 		sed "s/^\([^=]*\)=\(.*\)/$im\tmeta_\1\t\2/" "$BENCH_DIR/$im.meta"
 	} >>"$facts"
 
+	[ -n "$jext" ] || { echo "bench: $im: no journal extents" >&2; exit 8; }
 	# The journal extents as one dd script, 1 MiB reads.
 	ddj=$work/ddj.sh
 	{

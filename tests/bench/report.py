@@ -2,7 +2,7 @@
 # report.py --- turn the bench's raw rows into BENCHMARKS.md (medians,
 # ratios, targets, slope); owned by tests/bench, run by bench.sh.
 #
-#   report.py RESULTS.tsv FACTS.tsv OUT.md E2SECRM
+#   report.py RESULTS.tsv[+MORE.tsv] FACTS.tsv[+MORE.tsv] OUT.md E2SECRM
 import csv
 import datetime
 import os
@@ -71,9 +71,15 @@ def fmt_b(n):
 
 def main():
     tsv, facts_path, out, e2secrm = sys.argv[1:5]
-    rows = list(csv.DictReader(open(tsv), delimiter="\t"))
+    # Several runs may be merged: A.tsv+B.tsv, FA.tsv+FB.tsv.
+    rows = []
+    for t in tsv.split("+"):
+        rows += list(csv.DictReader(open(t), delimiter="\t"))
     facts = {}
-    for line in open(facts_path):
+    lines = []
+    for fp in facts_path.split("+"):
+        lines += open(fp).readlines()
+    for line in lines:
         parts = line.rstrip("\n").split("\t")
         if len(parts) == 3:
             facts.setdefault(parts[0], {})[parts[1]] = parts[2]
