@@ -337,13 +337,18 @@ int main(int argc, char **argv)
 	struct cmd_opts opts;
 	struct sigaction sa;
 
-	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc && argv[0] && *argv[0]) {
 		const char *slash = strrchr(argv[0], '/');
 
 		program_name = slash ? slash + 1 : argv[0];
 	}
 	parse_args(argc, argv, &opts);
+	/*
+	 * The report line by line, so that a log shows how far a run got;
+	 * a journal listing into a pipe, a line per copy, goes in blocks.
+	 */
+	if (!opts.journal_map || isatty(1))
+		setvbuf(stdout, NULL, _IOLBF, 0);
 	if (opts.json && json_open(opts.json)) {
 		com_err(program_name, errno, "while opening the report %s",
 			opts.json);

@@ -50,6 +50,8 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	free(ctx->rbuf);
 	free(ctx->written);
 	free(ctx->name_copies);
+	free(ctx->name_hashes);
+	free(ctx->name_blob);
 	free(ctx->device);
 	free(ctx);
 }

@@ -371,6 +371,10 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 		return err;
 	}
 	for (i = 0; i < ctx->inv.dir_count; i++) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
 		before = w.found;
 		err = walk_dir(&w, ctx->inv.dirs[i]);
 		if (err == EXT2_ET_NO_MEMORY)

@@ -224,6 +224,8 @@ static errcode_t collect_versions(struct discover *d)
 	for (i = 0; i < h->n; i++) {
 		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
 
+		if (d->ctx->cancel && *d->ctx->cancel)
+			return E2SR_ERR_CANCELLED;
 		if (v->kind != E2SR_JK_ITABLE || !v->verified)
 			continue;
 		err = read_copy(d, v->jblock, v->escaped, 1);

@@ -292,10 +292,14 @@ struct e2sr_ctx {
 	__u64			replay_bytes;	/* written by the replay */
 	struct e2sr_history	history;	/* every journal copy */
 	int			have_history;
-	/* Noted by e2sr_journal_names, in log order. */
+	/* Found once by e2sr_journal_names: copies in log order, names. */
 	struct e2sr_name_copy	*name_copies;
 	size_t			name_copy_count;
 	size_t			name_copy_alloc;
+	__u32			*name_hashes;
+	size_t			name_hash_count;
+	unsigned char		*name_blob;
+	size_t			name_blob_len;
 	int			have_name_copies;
 	/* While a historic map is read: which blocks come from the journal. */
 	e2sr_view_lookup_fn	map_lookup;

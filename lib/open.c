@@ -221,19 +221,17 @@ static errcode_t load_metadata_blocks(struct e2sr_ctx *ctx)
 		n = fs->inode_blocks_per_group;
 		ext2fs_mark_block_bitmap_range2(ctx->metadata_blocks, blk, n);
 	}
-	/* Every metadata block must be in use in the block bitmap. */
+	/* Every metadata block must be in use in the block bitmap: run by run. */
 	blk = first;
-	while (blk <= last &&
-	       !ext2fs_find_first_set_block_bitmap2(ctx->metadata_blocks, blk,
-						    last, &blk)) {
-		if (!ext2fs_test_block_bitmap2(fs->block_map, blk)) {
-			free_at = blk;
+	while (e2sr_next_run(ctx->metadata_blocks, 1, &blk, last, &n)) {
+		if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk,
+							  n - 1, &free_at)) {
 			snprintf(ctx->detail, sizeof(ctx->detail),
 				 "metadata block %llu is marked free",
 				 (unsigned long long)free_at);
 			return E2SR_ERR_BAD_BITMAP;
 		}
-		blk++;
+		blk = n;
 	}
 	return 0;
 }

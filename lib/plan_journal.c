@@ -270,6 +270,48 @@ static errcode_t add_name_copy(struct e2sr_ctx *ctx, __u32 jblock,
 }
 
 /*
+ * The names and the copies holding them are found once per run: the
+ * plan and the wipe both ask, and the journal does not change between.
+ */
+static errcode_t names_to_cache(struct e2sr_ctx *ctx, const __u32 *hashes,
+				size_t count, const unsigned char *blob,
+				size_t blob_len)
+{
+	ctx->name_hashes = malloc(count ? count * sizeof(*hashes) : 1);
+	ctx->name_blob = malloc(blob_len ? blob_len : 1);
+	if (!ctx->name_hashes || !ctx->name_blob)
+		return EXT2_ET_NO_MEMORY;
+	memcpy(ctx->name_hashes, hashes, count * sizeof(*hashes));
+	memcpy(ctx->name_blob, blob, blob_len);
+	ctx->name_hash_count = count;
+	ctx->name_blob_len = blob_len;
+	ctx->have_name_copies = 1;
+	return 0;
+}
+
+static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
+				  size_t *count, unsigned char **blob,
+				  size_t *blob_len)
+{
+	size_t n = ctx->name_hash_count, len = ctx->name_blob_len;
+
+	*hashes = malloc(n ? n * sizeof(**hashes) : 1);
+	*blob = malloc(len ? len : 1);
+	if (!*hashes || !*blob) {
+		free(*hashes);
+		free(*blob);
+		*hashes = NULL;
+		*blob = NULL;
+		return EXT2_ET_NO_MEMORY;
+	}
+	memcpy(*hashes, ctx->name_hashes, n * sizeof(**hashes));
+	memcpy(*blob, ctx->name_blob, len);
+	*count = n;
+	*blob_len = len;
+	return 0;
+}
+
+/*
  * Besides the names, the copies that hold them are noted in log order,
  * so that planning the directory copies does not read the log again.
  */
@@ -290,8 +332,9 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	*count = 0;
 	*blob = NULL;
 	*blob_len = 0;
+	if (ctx->have_name_copies)
+		return names_from_cache(ctx, hashes, count, blob, blob_len);
 	ctx->name_copy_count = 0;
-	ctx->have_name_copies = 0;
 	if (!ctx->journal || !ctx->have_history || !ctx->inv.count)
 		return 0;
 	bs = ctx->journal->blocksize;
@@ -309,6 +352,10 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	for (i = 0; !err && i < h->n; i++) {
 		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
 
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
 		/* Inline directories keep their entries in the record. */
 		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_FREE &&
 		    v->kind != E2SR_JK_UNKNOWN && v->kind != E2SR_JK_ITABLE)
@@ -330,8 +377,6 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 						    le32(b + off));
 		}
 	}
-	if (!err)
-		ctx->have_name_copies = 1;
 	free(inos);
 	if (err) {
 		free(*hashes);
@@ -345,6 +390,8 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 		qsort(*hashes, n, sizeof(**hashes), cmp_u32);
 	*count = n;
 	err = unique_names(blob, blob_len);
+	if (!err)
+		err = names_to_cache(ctx, *hashes, n, *blob, *blob_len);
 	if (err) {
 		free(*hashes);
 		free(*blob);
