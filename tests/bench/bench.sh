@@ -28,6 +28,8 @@
 # Where an image's free space is larger than half the free disk under
 # $BENCH_DIR, writing it out is impossible: eaf then runs with -m discard
 # (holes punched in the copy) and ddwaf is not run; the report says so.
+# BENCH_SKIP="zf eaf": tools (the row names above) not run this time;
+# report.py can merge their rows from an earlier run's results.
 # A command whose first run takes longer than $BENCH_SLOW_S seconds (60)
 # is not repeated, and not run warm (its cold figure stands for both, and
 # the report says n=1): the bench must fit in a maintenance-sized hour.
@@ -113,6 +115,7 @@ set_bytes() {
 # A command whose first (cold) run was slow is run only that once.
 declare -A slow
 want() {
+	case " ${BENCH_SKIP:-} " in *" $1 "*) return 1 ;; esac
 	[ "$ca" = cold ] && [ "$rep" = 1 ] && return 0
 	[ -z "${slow[$1]:-}" ]
 }
