@@ -82,12 +82,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t first;
 	errcode_t err;
 
-	img = fuzz_img_load(data, size);
-	mem_io_forbid_writes(1);
-	e2sr_view_set_base(mem_io_manager);
-	if (e2sr_ctx_new(&ctx))
+	ctx = fuzz_img_ctx(data, size, &img);
+	if (!ctx)
 		return 0;
-	ctx->io_manager = mem_io_manager;
 	if (size && (data[size - 1] & 0x80))
 		ctx->sanitize = E2SR_FREE_DIRSLACK;
 	err = e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY);

@@ -97,12 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct e2sr_ctx *ctx;
 	size_t i;
 
-	fuzz_img_load(data, size);
-	mem_io_forbid_writes(1);
-	e2sr_view_set_base(mem_io_manager);
-	if (e2sr_ctx_new(&ctx))
+	ctx = fuzz_img_ctx(data, size, NULL);
+	if (!ctx)
 		return 0;
-	ctx->io_manager = mem_io_manager;
 	if (e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY))
 		goto out;
 	if (!e2sr_discover_journal(ctx))

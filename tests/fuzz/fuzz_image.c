@@ -29,12 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct e2sr_ctx *ctx;
 	errcode_t err;
 
-	fuzz_img_load(data, size);
-	mem_io_forbid_writes(1);
-	e2sr_view_set_base(mem_io_manager);
-	if (e2sr_ctx_new(&ctx))
+	ctx = fuzz_img_ctx(data, size, NULL);
+	if (!ctx)
 		return 0;
-	ctx->io_manager = mem_io_manager;
 	/* The last byte picks the sanitize modes' planning, as -n does. */
 	if (size && (data[size - 1] & 0x80))
 		ctx->sanitize = E2SR_SANITIZE;

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "e2secrm.h"
 #include "fuzz_img.h"
 #include "mem_io.h"
 
@@ -62,4 +63,25 @@ const char *fuzz_img_device(void)
 	/* Kept open for the life of the process; gone when it ends. */
 	snprintf(device, sizeof(device), "/proc/self/fd/%d", fd);
 	return device;
+}
+
+/*
+ * The image loaded from @data, writes forbidden, and a context that
+ * reads it through mem_io: what every whole-image target starts from.
+ * NULL when no context could be made.
+ */
+struct e2sr_ctx *fuzz_img_ctx(const uint8_t *data, size_t size,
+			      unsigned char **img)
+{
+	struct e2sr_ctx *ctx;
+	unsigned char *p;
+
+	p = fuzz_img_load(data, size);
+	if (img)
+		*img = p;
+	mem_io_forbid_writes(1);
+	if (e2sr_ctx_new(&ctx))
+		return NULL;
+	ctx->io_manager = mem_io_manager;
+	return ctx;
 }

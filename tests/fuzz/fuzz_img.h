@@ -16,7 +16,11 @@
 #define FUZZ_IMG_BLOCKS		2048
 #define FUZZ_IMG_CHUNK		(2 + FUZZ_IMG_BS)
 
+struct e2sr_ctx;
+
 unsigned char *fuzz_img_load(const uint8_t *data, size_t size);
 const char *fuzz_img_device(void);
+struct e2sr_ctx *fuzz_img_ctx(const uint8_t *data, size_t size,
+			      unsigned char **img);
 
 #endif /* E2SR_FUZZ_IMG_H */
