@@ -289,8 +289,10 @@ static errcode_t names_to_cache(struct e2sr_ctx *ctx, const __u32 *hashes,
 	ctx->name_blob = malloc(blob_len ? blob_len : 1);
 	if (!ctx->name_hashes || !ctx->name_blob)
 		return EXT2_ET_NO_MEMORY;
-	memcpy(ctx->name_hashes, hashes, count * sizeof(*hashes));
-	memcpy(ctx->name_blob, blob, blob_len);
+	if (count)
+		memcpy(ctx->name_hashes, hashes, count * sizeof(*hashes));
+	if (blob_len)
+		memcpy(ctx->name_blob, blob, blob_len);
 	ctx->name_hash_count = count;
 	ctx->name_blob_len = blob_len;
 	ctx->have_name_copies = 1;
@@ -312,8 +314,10 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 		*blob = NULL;
 		return EXT2_ET_NO_MEMORY;
 	}
-	memcpy(*hashes, ctx->name_hashes, n * sizeof(**hashes));
-	memcpy(*blob, ctx->name_blob, len);
+	if (n)
+		memcpy(*hashes, ctx->name_hashes, n * sizeof(**hashes));
+	if (len)
+		memcpy(*blob, ctx->name_blob, len);
 	*count = n;
 	*blob_len = len;
 	return 0;
