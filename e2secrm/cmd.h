@@ -40,6 +40,7 @@ extern const char *program_name;
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device);
 void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void report_replayed(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,

@@ -250,6 +250,8 @@ static int run(struct cmd_opts *o)
 		flags |= E2SR_OPEN_RDONLY;
 	if (o->force)
 		flags |= E2SR_OPEN_FORCE;
+	if (o->journal_map)
+		flags |= E2SR_OPEN_LISTING;
 	err = e2sr_open(ctx, o->device, flags);
 	json_mark(JSON_OPENED, err ? NULL : ctx);
 	if (err) {
@@ -276,9 +278,16 @@ static int run(struct cmd_opts *o)
 		report_error(ctx, err, "while scanning", o->device);
 		goto fail;
 	}
+	/* What the writers would refuse, refused before anything is written. */
+	err = e2sr_execute_check(ctx);
+	if (err) {
+		report_error(ctx, err, "while checking the plan", o->device);
+		goto fail;
+	}
 	report_inventory(ctx, o);
 
-	if (e2sr_plan_empty(&ctx->plan)) {
+	if (e2sr_plan_empty(&ctx->plan) &&
+	    ctx->recovered != E2SR_RECOVERY_VIEW) {
 		if (ctx->plan.left ||
 		    (ctx->plan.unrecoverable && !ctx->plan.free_all))
 			status |= E2SR_EXIT_LEFT;
@@ -287,12 +296,38 @@ static int run(struct cmd_opts *o)
 	}
 	report_plan(ctx, o);
 	if (o->dry_run) {
-		status |= E2SR_EXIT_LEFT;
+		if (!e2sr_plan_empty(&ctx->plan) || ctx->plan.left ||
+		    (ctx->plan.unrecoverable && !ctx->plan.free_all))
+			status |= E2SR_EXIT_LEFT;
 		goto out;
 	}
-	if (!confirm(o)) {
+	if (!e2sr_plan_empty(&ctx->plan) && !confirm(o)) {
 		printf("%s: nothing written.\n", o->device);
 		status |= E2SR_EXIT_LEFT | E2SR_EXIT_CANCELLED;
+		goto out;
+	}
+#ifdef E2SR_TEST_CUT
+	/* Every check has passed: from here on the run may write. */
+	cut_io_allow_writes();
+#endif
+	err = e2sr_begin_write(ctx);
+	if (err) {
+		report_error(ctx, err,
+			     ctx->recovered == E2SR_RECOVERY_NONE ?
+			     "while reopening read-write" :
+			     "while recovering the journal", o->device);
+		goto fail;
+	}
+	report_replayed(ctx, o);
+	if (e2sr_plan_empty(&ctx->plan)) {
+		err = e2sr_close(ctx);
+		if (err) {
+			report_error(ctx, err, "while flushing", o->device);
+			goto fail;
+		}
+		if (ctx->plan.left ||
+		    (ctx->plan.unrecoverable && !ctx->plan.free_all))
+			status |= E2SR_EXIT_LEFT;
 		goto out;
 	}
 	err = e2sr_execute(ctx);

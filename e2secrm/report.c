@@ -91,11 +91,12 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 
 	if (ctx->recovered == E2SR_RECOVERY_NONE)
 		return;
-	if (ctx->recovered == E2SR_RECOVERY_VIEW)
+	if (o->dry_run)
 		printf("%s: journal needs recovery; read as replayed "
 		       "in memory (nothing written)\n", o->device);
 	else
-		printf("%s: recovering journal\n", o->device);
+		printf("%s: journal needs recovery; replayed in memory, "
+		       "written once every check has passed\n", o->device);
 	if (!rec->transactions)
 		printf("%s: no committed transaction to replay\n", o->device);
 	else
@@ -110,6 +111,15 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	if (rec->tag_csum_bad)
 		printf("%s: journal checksum error: some copies were not "
 		       "replayed\n", o->device);
+}
+
+/* After e2sr_begin_write(): the replay is on the device now. */
+void report_replayed(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	if (ctx->recovered != E2SR_RECOVERY_REPLAYED)
+		return;
+	printf("%s: journal recovered (%llu KiB written)\n", o->device,
+	       (unsigned long long)(ctx->replay_bytes >> 10));
 }
 
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)

@@ -40,9 +40,12 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 		ext2fs_free_block_bitmap(ctx->metadata_blocks);
 	if (ctx->fs)
 		ext2fs_free(ctx->fs);	/* never flushes: nothing is written */
+	if (ctx->ro_fs)
+		ext2fs_free(ctx->ro_fs);
 	/* After the filesystem: a dry run's view reads through these. */
 	e2sr_history_free(&ctx->history);
 	e2sr_journal_close(ctx->journal);
+	e2sr_journal_close(ctx->ro_journal);
 	e2sr_journal_recovery_free(&ctx->recovery);
 	if (ctx->sec_fd > 0)
 		close(ctx->sec_fd);

@@ -36,6 +36,7 @@
 /* Flags for e2sr_open() */
 #define E2SR_OPEN_RDONLY	0x0001	/* -n: never write */
 #define E2SR_OPEN_FORCE		0x0002	/* -f: accept a filesystem not clean */
+#define E2SR_OPEN_LISTING	0x0004	/* --journal-map: read what is there */
 
 /* How freed blocks are overwritten; names and inodes are always zeroed. */
 enum e2sr_method {
@@ -254,7 +255,9 @@ typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
 				 unsigned long long max);
 
 struct e2sr_ctx {
-	ext2_filsys		fs;
+	ext2_filsys		fs;		/* read-only until begin_write */
+	ext2_filsys		ro_fs;		/* after it: what was checked */
+	struct ext2_super_block	sb_seen;	/* the superblock as found */
 	char			*device;
 	int			open_flags;
 	enum e2sr_method	method;
@@ -287,6 +290,7 @@ struct e2sr_ctx {
 	/* The journal, and what recovering it did or would do. */
 	const char		*ext_journal;	/* -j: external journal */
 	struct e2sr_journal	*journal;
+	struct e2sr_journal	*ro_journal;	/* the view reads through it */
 	struct e2sr_jrecovery	recovery;
 	enum e2sr_recovered	recovered;
 	__u64			replay_bytes;	/* written by the replay */
@@ -312,6 +316,7 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx);
 
 /* open.c */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags);
+errcode_t e2sr_begin_write(struct e2sr_ctx *ctx);
 errcode_t e2sr_close(struct e2sr_ctx *ctx);
 errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
 
@@ -325,10 +330,12 @@ errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 errcode_t e2sr_unwritten_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			      struct ext2_inode *inode);
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv);
+errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);
 
 /* free_inodes.c */
 errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx);
+errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx);
 
@@ -367,6 +374,12 @@ int e2sr_all_zero(const void *buf, size_t len);
 
 /* wipe_io.c: the one guarded write path */
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
+			       blk64_t count);
+errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
+				    blk64_t count);
+errcode_t e2sr_wipe_journal_place(struct e2sr_ctx *ctx, __u32 jblock,
+				  __u32 count);
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 			   enum e2sr_stage stage, blk64_t base, blk64_t total,
@@ -388,6 +401,7 @@ errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 errcode_t e2sr_verify(struct e2sr_ctx *ctx);
 
 /* execute.c */
+errcode_t e2sr_execute_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_execute(struct e2sr_ctx *ctx);
 
 #endif /* E2SECRM_H */

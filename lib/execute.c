@@ -12,6 +12,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stdio.h>
 #include <time.h>
 
 #include "e2secrm.h"
@@ -74,6 +75,78 @@ static void phase_done(double *slot, double *t)
 
 	*slot += n - *t;
 	*t = n;
+}
+
+/* Every run of @map passes the check the writer will make. */
+static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block, end;
+	errcode_t err;
+
+	while (e2sr_next_run(map, 1, &start, last, &end)) {
+		err = e2sr_wipe_check_free(ctx, start, end - start);
+		if (err) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "blocks %llu-%llu",
+				 (unsigned long long)start,
+				 (unsigned long long)end - 1);
+			return err;
+		}
+		start = end;
+	}
+	return 0;
+}
+
+/*
+ * Everything the writers will check just before they write, checked on
+ * the read-only handle before anything is written: a plan that would
+ * stop half-way is refused whole.  Phase by phase, in execute's order.
+ */
+errcode_t e2sr_execute_check(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	ext2_filsys fs = ctx->fs;
+	errcode_t err;
+	size_t i;
+
+	err = check_runs(ctx, plan->data_blocks);
+	if (!err)
+		err = check_runs(ctx, plan->meta_blocks);
+	if (!err && plan->free_all)
+		err = e2sr_unwritten_check(ctx);
+	if (err)
+		return err;
+	for (i = 0; i < plan->inode_count; i++) {
+		ext2_ino_t ino = plan->inodes[i];
+
+		if (!ino || ino > fs->super->s_inodes_count)
+			return EXT2_ET_BAD_INODE_NUM;
+		if (ext2fs_test_inode_bitmap2(fs->inode_map, ino)) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "inode %u", ino);
+			return E2SR_ERR_INODE_IN_USE;
+		}
+	}
+	err = e2sr_free_inodes_check(ctx);
+	if (err)
+		return err;
+	if (!plan->journal_count)
+		return 0;
+	/* Stale copies may go only once the journal is empty. */
+	if (ctx->journal && ctx->journal->jsb.start &&
+	    ctx->recovered != E2SR_RECOVERY_VIEW)
+		return E2SR_ERR_JOURNAL_LIVE;
+	for (i = 0; i < plan->journal_count; i++) {
+		err = e2sr_wipe_journal_place(ctx, plan->journal[i].jblock, 1);
+		if (err) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "journal block %u", plan->journal[i].jblock);
+			return err;
+		}
+	}
+	return 0;
 }
 
 errcode_t e2sr_execute(struct e2sr_ctx *ctx)

@@ -269,15 +269,13 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
 	return err;
 }
 
-/* The one place inode table blocks are written wholesale. */
-static errcode_t itable_check(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
+/* Where inode table blocks may be written wholesale: inside a table. */
+static errcode_t itable_place(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
 			      blk64_t n)
 {
 	ext2_filsys fs = ctx->fs;
 	blk64_t table;
 
-	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
 	if (group >= fs->group_desc_count || group_table(fs, group, &table) ||
 	    blk < table || n > fs->inode_blocks_per_group ||
 	    blk - table > fs->inode_blocks_per_group - n)
@@ -285,6 +283,33 @@ static errcode_t itable_check(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
 	if (ctx->journal_blocks &&
 	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, n))
 		return E2SR_ERR_WRITE_JOURNAL;
+	return 0;
+}
+
+/* The one place inode table blocks are written wholesale. */
+static errcode_t itable_check(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
+			      blk64_t n)
+{
+	ext2_filsys fs = ctx->fs;
+
+	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	return itable_place(ctx, group, blk, n);
+}
+
+/* Before the first write: every planned run is one itable_check passes. */
+errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	errcode_t err;
+	size_t i;
+
+	for (i = 0; i < plan->itable_runs; i++) {
+		err = itable_place(ctx, plan->itable[i].group,
+				   plan->itable[i].blk, plan->itable[i].count);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 

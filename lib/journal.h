@@ -87,6 +87,9 @@ errcode_t e2sr_journal_recover_scan(struct e2sr_journal *j,
 errcode_t e2sr_journal_recover_write(struct e2sr_journal *j, io_channel fsio,
 				     const struct e2sr_jrecovery *rec,
 				     __u64 *bytes_written);
+errcode_t e2sr_journal_recover_finish(struct e2sr_journal *j,
+				      const struct e2sr_jrecovery *rec,
+				      __u64 *bytes_written);
 errcode_t e2sr_journal_copy(struct e2sr_journal *j,
 			    const struct e2sr_jreplay *r, void *buf);
 errcode_t e2sr_journal_copy_pass(struct e2sr_journal *j,

@@ -471,7 +471,10 @@ static errcode_t check_fast_commit(struct recover *r)
 
 	if (!r->jsb->fc_blocks)
 		return 0;
-	err = e2sr_journal_block(r->j, r->jsb->last, &b);
+	/* The kernel's j_fc_first is j_last + 1: block j_last is unused. */
+	if (r->jsb->last + 1 >= r->jsb->maxlen)
+		return 0;
+	err = e2sr_journal_block(r->j, r->jsb->last + 1, &b);
 	if (err)
 		return err;
 	/* struct ext4_fc_tl: __le16 tag, __le16 len; head: features, tid */
@@ -574,9 +577,9 @@ errcode_t e2sr_journal_copy_pass(struct e2sr_journal *j,
 }
 
 /*
- * Write what recovery leaves, flush, then mark the journal empty as
- * e2fsck does: s_start 0, s_sequence one past the end.  A crash in
- * between leaves a journal that still replays to the same result.
+ * Write what recovery leaves and flush.  The journal still says it
+ * needs recovery: a crash here leaves a log that replays to the same
+ * result.  e2sr_journal_recover_finish() then marks it empty.
  */
 errcode_t e2sr_journal_recover_write(struct e2sr_journal *j, io_channel fsio,
 				     const struct e2sr_jrecovery *rec,
@@ -602,18 +605,27 @@ errcode_t e2sr_journal_recover_write(struct e2sr_journal *j, io_channel fsio,
 	free(buf);
 	if (!err)
 		err = io_channel_flush(fsio);
-	/*
-	 * e2fsck keeps the old s_sequence when the replay pass failed (a
-	 * copy with a bad checksum), and moves past the log otherwise.  A
-	 * journal already empty (a run cut after this write) is left as it
-	 * is, so that the re-run ends where the first run would have.
-	 */
-	if (!err && !j->jsb.start)
+	return err;
+}
+
+/*
+ * Mark the journal empty as e2fsck does: s_start 0, s_sequence one past
+ * the end.  e2fsck keeps the old s_sequence when the replay pass failed
+ * (a copy with a bad checksum), and moves past the log otherwise.  A
+ * journal already empty (a run cut after this write) is left as it is,
+ * so that the re-run ends where the first run would have.
+ */
+errcode_t e2sr_journal_recover_finish(struct e2sr_journal *j,
+				      const struct e2sr_jrecovery *rec,
+				      __u64 *bytes_written)
+{
+	errcode_t err;
+
+	if (!j->jsb.start)
 		return 0;
-	if (!err)
-		err = e2sr_journal_write_sb(j, rec->tag_csum_bad ?
-					    rec->start_seq : rec->end_seq + 1,
-					    0, 0);
+	err = e2sr_journal_write_sb(j, rec->tag_csum_bad ?
+				    rec->start_seq : rec->end_seq + 1,
+				    0, 0);
 	if (!err)
 		*bytes_written += j->blocksize;
 	return err;

@@ -134,6 +134,18 @@ static errcode_t check_mount(struct e2sr_ctx *ctx, const char *device)
 	return err;
 }
 
+/* Mounted, that is: a device held open exclusively may be held by us. */
+static errcode_t check_not_mounted(struct e2sr_ctx *ctx, const char *device)
+{
+	char backing[PATH_MAX];
+	errcode_t err;
+
+	err = check_mount_one(ctx, device);
+	if (!err && loop_backing_file(device, backing, sizeof(backing)))
+		err = check_mount_one(ctx, backing);
+	return err == E2SR_ERR_BUSY ? 0 : err;
+}
+
 static errcode_t check_mount_one(struct e2sr_ctx *ctx, const char *device)
 {
 	errcode_t err;
@@ -301,19 +313,32 @@ static io_manager base_manager(struct e2sr_ctx *ctx)
 	return ctx->io_manager ? ctx->io_manager : unix_io_manager;
 }
 
-static errcode_t open_fs(struct e2sr_ctx *ctx, int rw, io_manager manager)
-{
-	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_EXCLUSIVE |
-		     EXT2_FLAG_JOURNAL_DEV_OK | EXT2_FLAG_SKIP_MMP;
+/* How open_fs() opens a handle. */
+#define OPEN_RW		0x1
+#define OPEN_EXCL	0x2
 
+static errcode_t open_fs(struct e2sr_ctx *ctx, int how, io_manager manager,
+			 ext2_filsys *ret)
+{
+	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_JOURNAL_DEV_OK |
+		     EXT2_FLAG_SKIP_MMP;
+
+	if (how & OPEN_RW)
+		oflags |= EXT2_FLAG_RW;
+	if (how & OPEN_EXCL)
+		oflags |= EXT2_FLAG_EXCLUSIVE;
+	*ret = NULL;
+	return ext2fs_open2(ctx->device, NULL, oflags, 0, 0, manager, ret);
+}
+
+/* Replace the read-only handle the checks run on. */
+static errcode_t reopen_ro(struct e2sr_ctx *ctx, io_manager manager)
+{
 	if (ctx->fs) {
 		ext2fs_free(ctx->fs);	/* never flushes */
 		ctx->fs = NULL;
 	}
-	if (rw)
-		oflags |= EXT2_FLAG_RW;
-	return ext2fs_open2(ctx->device, NULL, oflags, 0, 0, manager,
-			    &ctx->fs);
+	return open_fs(ctx, OPEN_EXCL, manager, &ctx->fs);
 }
 
 /* What must hold before anything is written, and again after a reopen. */
@@ -337,82 +362,131 @@ static errcode_t check_fs(struct e2sr_ctx *ctx, int before_replay)
 	return check_state(ctx);
 }
 
+/*
+ * A journal superblock that fails its checksum is not trusted with
+ * anything, as e2fsck does not trust it: e2fsck -fy would reset the
+ * journal, losing whatever it held, and that is the user's call.  Only
+ * the journal listing reads on, and says so.
+ */
+static errcode_t open_journal(struct e2sr_ctx *ctx, ext2_filsys fs,
+			      struct e2sr_journal **ret)
+{
+	errcode_t err;
+
+	err = e2sr_journal_open(fs, ctx->ext_journal, ret, ctx->detail,
+				sizeof(ctx->detail));
+	if (err)
+		return err;
+	if ((*ret)->sb_csum_bad && !(ctx->open_flags & E2SR_OPEN_LISTING)) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "stored 0x%08x", (*ret)->jsb.checksum);
+		return E2SR_ERR_JOURNAL_SB_CSUM;
+	}
+	return 0;
+}
+
 /* Decide what recovery does, on the handle that is open now. */
 static errcode_t scan_journal(struct e2sr_ctx *ctx)
 {
 	errcode_t err;
 
-	e2sr_journal_close(ctx->journal);
-	ctx->journal = NULL;
 	e2sr_journal_recovery_free(&ctx->recovery);
-	err = e2sr_journal_open(ctx->fs, ctx->ext_journal, &ctx->journal,
-				ctx->detail, sizeof(ctx->detail));
-	if (err)
-		return err;
 	err = e2sr_journal_recover_scan(ctx->journal,
 					ext2fs_blocks_count(ctx->fs->super),
 					&ctx->recovery, ctx->detail,
 					sizeof(ctx->detail));
 	if (err)
 		return err;
-	if (ctx->recovery.fc_pending)
+	if (ctx->recovery.fc_pending) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "after transaction %u", ctx->recovery.end_seq - 1);
 		return E2SR_ERR_JOURNAL_FC_REPLAY;
+	}
 	return 0;
 }
 
 /*
- * Replay to the device, then leave the superblock as e2fsck's recovery
- * does: needs_recovery cleared, unclean if a copy failed its checksum,
- * errors if a commit failed or the journal recorded one; only the
- * primary superblock and descriptors are written.
+ * A file deleted while open stays on the orphan list (or in the orphan
+ * file) until e2fsck or the next mount releases it: its blocks are still
+ * allocated and its record still in use.  Releasing it is a repair, and
+ * a wipe before it would leave e2fsck with work half done: refuse.
  */
-static errcode_t replay(struct e2sr_ctx *ctx)
+static errcode_t check_orphans(struct e2sr_ctx *ctx)
 {
-	const struct e2sr_jrecovery *rec = &ctx->recovery;
-	struct ext2_super_block *sb;
+	ext2_filsys fs = ctx->fs;
+	struct ext2_super_block *sb = fs->super;
+	struct ext2_inode inode;
+	ext2_ino_t ino = sb->s_orphan_file_inum;
+	unsigned char *buf = NULL;
+	blk64_t lblk, pblk, nblocks;
+	__u32 *entry, i, per_block;
 	errcode_t err;
 
-	err = e2sr_journal_recover_write(ctx->journal, ctx->fs->io, rec,
-					 &ctx->replay_bytes);
+	if (sb->s_last_orphan) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "inode %u heads the orphan list", sb->s_last_orphan);
+		return E2SR_ERR_ORPHANS;
+	}
+	if (!ext2fs_has_feature_orphan_file(sb) ||
+	    !ext2fs_has_feature_orphan_present(sb))
+		return 0;
+	/* The flag outlives a crash; only entries in the file count. */
+	if (ino < 1 || ino > sb->s_inodes_count)
+		return EXT2_ET_BAD_INODE_NUM;
+	err = ext2fs_read_inode(fs, ino, &inode);
 	if (err)
 		return err;
-	/* The replay may have rewritten the superblock: read it again. */
-	err = open_fs(ctx, 1, base_manager(ctx));
+	nblocks = EXT2_I_SIZE(&inode) / fs->blocksize;
+	if (nblocks > ext2fs_blocks_count(sb))
+		return E2SR_ERR_ORPHANS;
+	err = ext2fs_get_mem(fs->blocksize, &buf);
 	if (err)
 		return err;
-	sb = ctx->fs->super;
-	ext2fs_clear_feature_journal_needs_recovery(sb);
-	if (rec->tag_csum_bad)
-		sb->s_state &= ~EXT2_VALID_FS;
-	if (rec->failed_commit || rec->jerrno)
-		sb->s_state |= EXT2_ERROR_FS;
-	if (sb->s_kbytes_written)
-		sb->s_kbytes_written += ctx->replay_bytes >> 10;
-	ctx->fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	ext2fs_mark_super_dirty(ctx->fs);
-	/*
-	 * Without the superblock as read, libext2fs writes the new one in
-	 * one piece, not field by field: a crash cannot tear it.
-	 */
-	ext2fs_free_mem(&ctx->fs->orig_super);
-	err = ext2fs_flush(ctx->fs);
-	if (err)
-		return err;
-	ctx->recovered = E2SR_RECOVERY_REPLAYED;
-	return 0;
+	/* Entries, then an 8-byte tail (magic, checksum) per block. */
+	per_block = (fs->blocksize - 8) / sizeof(__u32);
+	for (lblk = 0; lblk < nblocks; lblk++) {
+		pblk = 0;
+		err = ext2fs_bmap2(fs, ino, &inode, NULL, 0, lblk, NULL,
+				   &pblk);
+		if (err)
+			break;
+		if (!pblk)
+			continue;
+		if (pblk >= ext2fs_blocks_count(sb)) {
+			err = EXT2_ET_BAD_BLOCK_NUM;
+			break;
+		}
+		err = io_channel_read_blk64(fs->io, pblk, 1, buf);
+		if (err)
+			break;
+		entry = (__u32 *)buf;
+		for (i = 0; i < per_block; i++) {
+			if (!entry[i])
+				continue;
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "inode %u is in the orphan file",
+				 ext2fs_le32_to_cpu(entry[i]));
+			err = E2SR_ERR_ORPHANS;
+			goto out;
+		}
+	}
+out:
+	ext2fs_free_mem(&buf);
+	return err;
 }
 
 /*
- * Every check is made on a read-only handle: opening read-write can
- * itself write (libext2fs starts MMP on a read-write open), so the
- * read-write handle is only opened once the filesystem is accepted.  A
- * journal that needs recovery is replayed first, as e2fsck does; a dry
- * run replays it in memory and reads the filesystem through that view.
+ * Every check is made on a read-only handle, and every decision the run
+ * makes is made on it too: e2sr_open() never writes.  A journal that
+ * needs recovery is replayed in memory and the filesystem is read
+ * through that view, by a dry run and a real one alike; the replay
+ * reaches the device in e2sr_begin_write(), once the command has planned
+ * and checked everything, so that a refusal at any point before it
+ * leaves the device as it was.
  */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 {
-	int rdonly = flags & E2SR_OPEN_RDONLY;
-	int recover;
+	struct ext2_super_block *sb;
 	errcode_t err;
 
 	ctx->detail[0] = 0;
@@ -426,7 +500,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	err = check_mount(ctx, device);
 	if (err)
 		return err;
-	err = open_fs(ctx, 0, base_manager(ctx));
+	err = reopen_ro(ctx, base_manager(ctx));
 	if (err)
 		return err;
 	err = check_fs(ctx, 1);
@@ -434,51 +508,30 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 		err = check_size(ctx, device);
 	if (err)
 		return err;
-	recover = ext2fs_has_feature_journal_needs_recovery(ctx->fs->super);
-	if (recover)
+	/* The superblock as found: e2sr_begin_write() expects it again. */
+	memcpy(&ctx->sb_seen, ctx->fs->super, sizeof(ctx->sb_seen));
+	sb = ctx->fs->super;
+	if (ctx->ext_journal ||
+	    (ext2fs_has_feature_journal(sb) && sb->s_journal_inum)) {
+		err = open_journal(ctx, ctx->fs, &ctx->journal);
+		if (err)
+			return err;
+	}
+	if (ext2fs_has_feature_journal_needs_recovery(sb)) {
+		if (!ctx->journal)
+			return E2SR_ERR_NEEDS_RECOVERY;
 		err = scan_journal(ctx);
-	else if (ctx->ext_journal ||
-		 (ext2fs_has_feature_journal(ctx->fs->super) &&
-		  ctx->fs->super->s_journal_inum))
-		err = e2sr_journal_open(ctx->fs, ctx->ext_journal,
-					&ctx->journal, ctx->detail,
-					sizeof(ctx->detail));
-	if (err)
-		return err;
-
-	if (recover && rdonly) {
-		err = open_fs(ctx, 0, e2sr_view_manager(ctx->journal,
-							&ctx->recovery));
+		if (err)
+			return err;
+		err = reopen_ro(ctx, e2sr_view_manager(ctx->journal,
+						       &ctx->recovery));
 		if (err)
 			return err;
 		ctx->recovered = E2SR_RECOVERY_VIEW;
-	} else if (!rdonly) {
-		err = open_fs(ctx, 1, base_manager(ctx));
-		if (err)
-			return err;
-		/* The same checks again: the device could have changed. */
-		err = check_fs(ctx, 1);
-		if (err)
-			return err;
-		if (ext2fs_has_feature_journal_needs_recovery(
-			    ctx->fs->super)) {
-			err = scan_journal(ctx);
-			if (!err)
-				err = replay(ctx);
-			if (err)
-				return err;
-		} else if (ctx->journal) {
-			/* Reopened on the read-write handle. */
-			e2sr_journal_close(ctx->journal);
-			ctx->journal = NULL;
-			err = e2sr_journal_open(ctx->fs, ctx->ext_journal,
-						&ctx->journal, ctx->detail,
-						sizeof(ctx->detail));
-			if (err)
-				return err;
-		}
 	}
 	err = check_fs(ctx, 0);
+	if (!err)
+		err = check_orphans(ctx);
 	if (err)
 		return err;
 
@@ -491,6 +544,139 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	if (err)
 		return err;
 	return load_journal_extent(ctx);
+}
+
+/*
+ * Write the replay decided at open, then leave the superblock as
+ * e2fsck's recovery does: needs_recovery cleared, unclean if a copy
+ * failed its checksum, errors if a commit failed or the journal recorded
+ * one; only the primary superblock and descriptors are written.  The
+ * journal is marked empty last: a cut before that leaves a journal that
+ * replays to the same result.
+ */
+static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
+{
+	const struct e2sr_jrecovery *rec = &ctx->recovery;
+	struct ext2_super_block *sb;
+	errcode_t err;
+
+	err = e2sr_journal_recover_write(ctx->journal, (*rw)->io, rec,
+					 &ctx->replay_bytes);
+	if (!err)
+		err = e2sr_journal_recover_finish(ctx->journal, rec,
+						  &ctx->replay_bytes);
+	if (err)
+		return err;
+	/* The replay may have rewritten the superblock: read it again. */
+	ext2fs_free(*rw);
+	err = open_fs(ctx, OPEN_RW, base_manager(ctx), rw);
+	if (err)
+		return err;
+	sb = (*rw)->super;
+	ext2fs_clear_feature_journal_needs_recovery(sb);
+	if (rec->tag_csum_bad)
+		sb->s_state &= ~EXT2_VALID_FS;
+	if (rec->failed_commit || rec->jerrno)
+		sb->s_state |= EXT2_ERROR_FS;
+	if (sb->s_kbytes_written)
+		sb->s_kbytes_written += ctx->replay_bytes >> 10;
+	(*rw)->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	ext2fs_mark_super_dirty(*rw);
+	/*
+	 * Without the superblock as read, libext2fs writes the new one in
+	 * one piece, not field by field: a crash cannot tear it.
+	 */
+	ext2fs_free_mem(&(*rw)->orig_super);
+	err = ext2fs_flush(*rw);
+	if (err)
+		return err;
+	ctx->recovered = E2SR_RECOVERY_REPLAYED;
+	return 0;
+}
+
+/*
+ * The read-write handle must see exactly what the checks saw: the same
+ * superblock (before the replay), the same bitmaps (after it).
+ */
+static errcode_t same_as_checked(struct e2sr_ctx *ctx, ext2_filsys rw,
+				 int after_replay)
+{
+	errcode_t err;
+
+	if (!after_replay) {
+		if (memcmp(rw->super, &ctx->sb_seen, sizeof(ctx->sb_seen))) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "superblock differs");
+			return E2SR_ERR_CHANGED;
+		}
+		return 0;
+	}
+	rw->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	err = ext2fs_read_bitmaps(rw);
+	if (err)
+		return err;
+	if (ext2fs_compare_block_bitmap(rw->block_map, ctx->fs->block_map) ||
+	    ext2fs_compare_inode_bitmap(rw->inode_map, ctx->fs->inode_map)) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "bitmaps differ from the checked view");
+		return E2SR_ERR_CHANGED;
+	}
+	return 0;
+}
+
+/*
+ * The point after which the run writes.  Everything was decided on the
+ * read-only handle; now the device is opened read-write (the read-only
+ * handle keeps it exclusively, so no one can mount it in between), the
+ * journal replay decided at open is written, and the read-write handle
+ * becomes the one the writers use.  The read-only handle stays alive:
+ * the plan was built on it.
+ */
+errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
+{
+	struct e2sr_journal *rwj = NULL;
+	ext2_filsys rw = NULL;
+	errcode_t err;
+
+	if (ctx->open_flags & E2SR_OPEN_RDONLY)
+		return E2SR_ERR_READ_ONLY;
+	if (!ctx->fs || ctx->ro_fs)
+		return EXT2_ET_INVALID_ARGUMENT;
+	/* Not check_mount(): the read-only handle is what holds it busy. */
+	err = check_not_mounted(ctx, ctx->device);
+	if (!err)
+		err = open_fs(ctx, OPEN_RW, base_manager(ctx), &rw);
+	if (!err)
+		err = same_as_checked(ctx, rw, 0);
+	if (!err && ctx->journal)
+		err = open_journal(ctx, rw, &rwj);
+	if (!err && rwj &&
+	    memcmp(rwj->sbuf, ctx->journal->sbuf, E2SR_JBD2_SB_SIZE)) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "journal superblock differs");
+		err = E2SR_ERR_CHANGED;
+	}
+	if (err)
+		goto fail;
+	ctx->ro_journal = ctx->journal;
+	ctx->journal = rwj;
+	rwj = NULL;
+	if (ctx->recovered == E2SR_RECOVERY_VIEW) {
+		err = write_replay(ctx, &rw);
+		if (err)
+			goto fail;
+	}
+	err = same_as_checked(ctx, rw, 1);
+	if (err)
+		goto fail;
+	ctx->ro_fs = ctx->fs;
+	ctx->fs = rw;
+	return 0;
+fail:
+	e2sr_journal_close(rwj);
+	if (rw)
+		ext2fs_free(rw);
+	return err;
 }
 
 /*

@@ -127,6 +127,25 @@ static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_unwritten *u)
 	return err;
 }
 
+/* Before the first write: every noted extent is still one to wipe. */
+errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_inventory *inv = &ctx->inv;
+	errcode_t err;
+	size_t i;
+
+	for (i = 0; i < inv->unwritten_count; i++) {
+		const struct e2sr_unwritten *u = &inv->unwritten[i];
+
+		err = still_unwritten(ctx->fs, u);
+		if (!err)
+			err = e2sr_wipe_check_unwritten(ctx, u->pblk, u->len);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done)
 {
 	struct e2sr_inventory *inv = &ctx->inv;

@@ -27,13 +27,11 @@
 #define WIPE_CHUNK_BYTES	(1024 * 1024)
 
 /* Inside the filesystem, never its metadata or the journal. */
-static errcode_t check_target(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
+static errcode_t check_place(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 {
 	ext2_filsys fs = ctx->fs;
 	blk64_t end = ext2fs_blocks_count(fs->super);
 
-	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
 	if (!count || blk < fs->super->s_first_data_block || blk >= end ||
 	    count > end - blk)
 		return E2SR_ERR_WRITE_RANGE;
@@ -46,13 +44,50 @@ static errcode_t check_target(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	return 0;
 }
 
-errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
+static errcode_t check_target(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 {
-	errcode_t err = check_target(ctx, blk, count);
+	ext2_filsys fs = ctx->fs;
+
+	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	return check_place(ctx, blk, count);
+}
+
+/*
+ * What e2sr_wipe_check() tests but the handle being writable: for the
+ * checks made on the read-only handle before the first write.
+ */
+errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
+			       blk64_t count)
+{
+	errcode_t err = check_place(ctx, blk, count);
 
 	if (!err && !ext2fs_test_block_bitmap_range2(ctx->fs->block_map, blk,
 						     count))
 		err = E2SR_ERR_WRITE_ALLOCATED;
+	return err;
+}
+
+/* The same for an unwritten extent of a live file: allocated, all of it. */
+errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
+				    blk64_t count)
+{
+	blk64_t zero;
+	errcode_t err = check_place(ctx, blk, count);
+
+	if (!err && !ext2fs_find_first_zero_block_bitmap2(ctx->fs->block_map,
+							  blk, blk + count - 1,
+							  &zero))
+		err = E2SR_ERR_WRITE_UNWRITTEN;
+	return err;
+}
+
+errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
+{
+	errcode_t err = check_target(ctx, blk, count);
+
+	if (!err)
+		err = e2sr_wipe_check_free(ctx, blk, count);
 	return err;
 }
 
@@ -283,37 +318,16 @@ errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
  * in the log or fast-commit area, never the journal superblock, and,
  * for the internal journal, inside the journal inode's own blocks.
  */
-errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
+errcode_t e2sr_wipe_journal_place(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count)
 {
 	struct e2sr_journal *j = ctx->journal;
-	struct e2sr_jsb jsb;
-	unsigned char *buf;
 	blk64_t phys;
-	errcode_t err;
 	__u32 i;
 
-	if (!(ctx->fs->flags & EXT2_FLAG_RW) ||
-	    (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
 	if (!j || !count || jblock < j->jsb.first || jblock >= j->nblocks ||
 	    count > j->nblocks - jblock)
 		return E2SR_ERR_WRITE_JOURNAL;
-	buf = malloc(j->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
-	err = e2sr_journal_read(j, 0, 1, buf);
-	if (!err) {
-		err = e2sr_jsb_parse(buf, j->blocksize, j->blocksize, &jsb);
-		if (err == E2SR_ERR_JOURNAL_BAD_CSUM)
-			err = 0;
-	}
-	free(buf);
-	if (err)
-		return err;
-	if (jsb.start || jsb.maxlen != j->jsb.maxlen ||
-	    jsb.first != j->jsb.first)
-		return E2SR_ERR_JOURNAL_LIVE;
 	if (j->external)
 		return 0;
 	for (i = 0; i < count; i++) {
@@ -324,6 +338,43 @@ errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 		     ext2fs_test_block_bitmap2(ctx->metadata_blocks, phys)))
 			return E2SR_ERR_WRITE_JOURNAL;
 	}
+	return 0;
+}
+
+errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
+				  __u32 count)
+{
+	struct e2sr_journal *j = ctx->journal;
+	struct e2sr_jsb jsb;
+	unsigned char *buf;
+	errcode_t err;
+
+	if (!(ctx->fs->flags & EXT2_FLAG_RW) ||
+	    (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	err = e2sr_wipe_journal_place(ctx, jblock, count);
+	if (err)
+		return err;
+	buf = malloc(j->blocksize);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	/*
+	 * The superblock as it is on disk now: an external journal's is
+	 * not at journal block 0, which holds the device's ext2 superblock.
+	 */
+	if (j->external)
+		err = io_channel_read_blk64(j->io,
+				ext2fs_journal_sb_start(j->blocksize), 1, buf);
+	else
+		err = e2sr_journal_read(j, 0, 1, buf);
+	if (!err)
+		err = e2sr_jsb_parse(buf, j->blocksize, j->blocksize, &jsb);
+	free(buf);
+	if (err)
+		return err;
+	if (jsb.start || jsb.maxlen != j->jsb.maxlen ||
+	    jsb.first != j->jsb.first)
+		return E2SR_ERR_JOURNAL_LIVE;
 	return 0;
 }
 
@@ -403,15 +454,14 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count)
 {
 	ext2_filsys fs = ctx->fs;
-	blk64_t n, zero;
+	blk64_t n;
 	errcode_t err;
 
 	err = check_target(ctx, blk, count);
+	if (!err)
+		err = e2sr_wipe_check_unwritten(ctx, blk, count);
 	if (err)
 		return err;
-	if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk,
-						  blk + count - 1, &zero))
-		return E2SR_ERR_WRITE_UNWRITTEN;
 	err = wbuf_get(ctx);
 	while (!err && count) {
 		n = count < ctx->wbuf_blocks ? count : ctx->wbuf_blocks;

@@ -8,7 +8,12 @@
  * flushing, as if the power went.  Whatever unix_io still held in its
  * cache is lost with it, which is the point: only what the engine
  * flushed survives.  With E2SECRM_CUT_COUNT=FILE, the number of writes
- * of a whole run is written to FILE at exit.  It is linked into
+ * of a whole run is written to FILE at exit.
+ *
+ * It also holds the command to its promise that every check runs before
+ * the first write: until the command calls cut_io_allow_writes(), right
+ * before e2sr_begin_write(), any write ends the process with status 98
+ * and a message on stderr.  It is linked into
  * tests/e2secrm-cut only, never into e2secrm.
  *
  * Copyright (C) 2026 The e2secrm authors.
@@ -28,6 +33,12 @@ static struct struct_io_manager cut_manager;
 static unsigned long writes;
 static unsigned long cut_after;
 static int counting;
+static int writes_allowed;
+
+void cut_io_allow_writes(void)
+{
+	writes_allowed = 1;
+}
 
 static void report_count(void)
 {
@@ -42,6 +53,14 @@ static void report_count(void)
 
 static void one_write(void)
 {
+	if (!writes_allowed) {
+		static const char msg[] =
+			"cut_io: a write before every check had passed\n";
+
+		if (write(2, msg, sizeof(msg) - 1) < 0)
+			_exit(98);
+		_exit(98);
+	}
 	if (cut_after && writes >= cut_after)
 		_exit(99);	/* the power is gone */
 	writes++;
@@ -49,12 +68,20 @@ static void one_write(void)
 
 static errcode_t cut_open(const char *name, int flags, io_channel *channel)
 {
+	static int opened;
 	errcode_t err;
 
 	err = unix_io_manager->open(name, flags, channel);
-	if (!err)
-		(*channel)->manager = &cut_manager;
-	return err;
+	if (err)
+		return err;
+	(*channel)->manager = &cut_manager;
+	/*
+	 * E2SECRM_CUT_SELFTEST: a write of what is already there at the
+	 * first open, to show that the gate above catches it.
+	 */
+	if (!opened++ && getenv("E2SECRM_CUT_SELFTEST"))
+		one_write();
+	return 0;
 }
 
 static errcode_t cut_write_blk64(io_channel io, unsigned long long block,

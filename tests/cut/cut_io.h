@@ -11,5 +11,6 @@
 #include <ext2fs/ext2fs.h>
 
 io_manager cut_io_setup(void);
+void cut_io_allow_writes(void);
 
 #endif /* E2SR_CUT_IO_H */

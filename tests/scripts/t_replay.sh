@@ -134,7 +134,7 @@ commits() {
 
 # --- the oracle ----------------------------------------------------------
 
-# oracle_case NAME IMG [-j JNL] [-r "RCS"] [-e "E2FSCK-RCS"]
+# oracle_case NAME IMG [-j JNL] [-f] [-r "RCS"] [-e "E2FSCK-RCS"]
 #
 # -j: external journal image.  -r: exit statuses accepted from e2secrm -y
 # (default "0"; a case e2fsck leaves marked with errors may list 8).
@@ -143,10 +143,11 @@ commits() {
 oracle_case() {
 	oc=$1 img=$2
 	shift 2
-	jnl= rcs=0 ercs="0 1"
+	jnl= rcs=0 ercs="0 1" force=
 	while [ $# -gt 0 ]; do
 		case $1 in
 		-j) jnl=$2; shift 2 ;;
+		-f) force=-f; shift ;;
 		-r) rcs=$2; shift 2 ;;
 		-e) ercs=$2; shift 2 ;;
 		*) fail "$oc" "bad oracle_case argument $1"; return 1 ;;
@@ -224,7 +225,7 @@ $(tail -2 "$T/fsckA" | tr '\n' ' ')"
 		cp "$jnl" "$T/B.jnl"
 		set -- -j "$T/B.jnl"
 	fi
-	run_e2secrm -y "$@" "$B"
+	run_e2secrm -y $force "$@" "$B"
 	case " $rcs " in
 	*" $rc "*) pass "$oc: e2secrm -y exit $rc" ;;
 	*) fail "$oc: e2secrm -y" "exit $rc, want $rcs: $err" ;;
@@ -518,7 +519,17 @@ EOF
 	fi
 	p=$(jmap "$I" "$jb")
 	poke "$I" $((p * 4096 + 100)) 377
-	oracle_case "$cn" "$I" -r "0 8" || continue
+	# The replay leaves the fs marked: refused before it is written...
+	cp "$I" "$T/R.img"
+	run_e2secrm -y "$T/R.img"
+	if [ $((rc & 8)) != 0 ] && [ "$(sha "$T/R.img")" = "$(sha "$I")" ]
+	then
+		pass "$cn: refused, nothing written (exit $rc)"
+	else
+		fail "$cn: refused, nothing written" "exit $rc: $err"
+	fi
+	# ...and -f replays it as e2fsck does.
+	oracle_case "$cn" "$I" -f -r "0" || continue
 	check "$cn" "first transaction replayed" blk_is "$T/A.img" 3600 4096 G1
 	if [ $where = commit ]; then
 		check "$cn" "transaction with bad commit not replayed" \

@@ -424,6 +424,9 @@ static struct e2sr_ctx *recover(struct jb *b, int flags, errcode_t want)
 
 	assert_int_equal(e2sr_ctx_new(&ctx), 0);
 	err = e2sr_open(ctx, b->t->img, flags);
+	/* Opening decides; a read-write run writes the replay here. */
+	if (!err && !(flags & E2SR_OPEN_RDONLY))
+		err = e2sr_begin_write(ctx);
 	if (err != want)
 		print_error("e2sr_open: %ld (%s) [%s], want %ld (%s)\n",
 			    (long)err, error_message(err), ctx->detail,
@@ -533,7 +536,19 @@ static struct e2sr_ctx *replay_cmp(struct jb *b, int flags, errcode_t want)
 	struct e2sr_ctx *ctx;
 
 	fsck_copy(b, copy, sizeof(copy));
-	ctx = recover(b, flags, want);
+	if (want) {
+		char before[65], after[65];
+
+		/* The refusal comes before the replay is written... */
+		assert_int_equal(testimg_sha256(b->t->img, before), 0);
+		ctx = recover(b, flags, want);
+		done(ctx);
+		assert_int_equal(testimg_sha256(b->t->img, after), 0);
+		assert_string_equal(before, after);
+		/* ...and -f replays as e2fsck does. */
+		flags |= E2SR_OPEN_FORCE;
+	}
+	ctx = recover(b, flags, 0);
 	assert_int_equal(ctx->recovered, E2SR_RECOVERY_REPLAYED);
 	same_as_fsck(b->t->img, copy);
 	return ctx;

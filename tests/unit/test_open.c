@@ -49,8 +49,8 @@ static void expect_open(const char *path, int flags, errcode_t want,
 	if (detail)
 		assert_string_equal(ctx->detail, detail);
 	if (!err) {
-		assert_int_equal(!(ctx->fs->flags & EXT2_FLAG_RW),
-				 !!(flags & E2SR_OPEN_RDONLY));
+		/* Opening never writes: only e2sr_begin_write() does. */
+		assert_false(ctx->fs->flags & EXT2_FLAG_RW);
 		assert_int_equal(e2sr_close(ctx), 0);
 	}
 	e2sr_ctx_free(ctx);
@@ -137,9 +137,15 @@ static void test_needs_recovery(void **state)
 	testimg_sha256(t->img, after);
 	assert_string_equal(before, after);
 
+	/* A read-write open decides, in memory too: nothing written yet. */
 	assert_int_equal(e2sr_ctx_new(&ctx), 0);
 	assert_int_equal(e2sr_open(ctx, t->img, 0), 0);
+	assert_int_equal(ctx->recovered, E2SR_RECOVERY_VIEW);
+	testimg_sha256(t->img, after);
+	assert_string_equal(before, after);
+	assert_int_equal(e2sr_begin_write(ctx), 0);
 	assert_int_equal(ctx->recovered, E2SR_RECOVERY_REPLAYED);
+	assert_true(ctx->fs->flags & EXT2_FLAG_RW);
 	assert_false(ext2fs_has_feature_journal_needs_recovery(
 		ctx->fs->super));
 	e2sr_close(ctx);

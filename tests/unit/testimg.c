@@ -169,6 +169,9 @@ struct e2sr_ctx *open_img(const char *img, int flags)
 
 	assert_int_equal(e2sr_ctx_new(&ctx), 0);
 	assert_int_equal(e2sr_open(ctx, img, flags), 0);
+	/* Tests that open to write go straight to writing. */
+	if (!(flags & E2SR_OPEN_RDONLY))
+		assert_int_equal(e2sr_begin_write(ctx), 0);
 	return ctx;
 }
 
