@@ -648,6 +648,14 @@ errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
 		err = open_fs(ctx, OPEN_RW, base_manager(ctx), &rw);
 	if (!err)
 		err = same_as_checked(ctx, rw, 0);
+	/*
+	 * An external journal is opened exclusively, and only once: the
+	 * read-only channel goes first (nothing reads through it again).
+	 */
+	if (!err && ctx->journal && ctx->journal->external) {
+		io_channel_close(ctx->journal->io);
+		ctx->journal->io = NULL;
+	}
 	if (!err && ctx->journal)
 		err = open_journal(ctx, rw, &rwj);
 	if (!err && rwj &&
