@@ -108,6 +108,7 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (!s->off) {
 		s->cur_tag = 0;
+		s->cur_ranges = 0;
 		s->nr_tags = 0;
 		s->crc = 0;
 		s->nr_blocks = 0;
@@ -129,6 +130,8 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 			return stop_or_fail(s, E2SR_ERR_FC_CORRUPT);
 		switch (tag) {
 		case E2SR_FC_TAG_ADD_RANGE:
+			s->cur_ranges++;
+			/* fall through */
 		case E2SR_FC_TAG_DEL_RANGE:
 		case E2SR_FC_TAG_LINK:
 		case E2SR_FC_TAG_UNLINK:
@@ -151,6 +154,7 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 			s->nr_tags = s->cur_tag;
 			s->nr_blocks = s->off;
 			s->nr_commits++;
+			s->nr_ranges = s->cur_ranges;
 			s->crc = 0;
 			break;
 		case E2SR_FC_TAG_HEAD:

@@ -54,6 +54,7 @@ struct e2sr_fc_scan {
 	__u32	nr_ranges;	/* add_range tags among them */
 	/* scan state: private */
 	__u32	cur_tag;
+	__u32	cur_ranges;
 	__u32	crc;
 	__u32	off;		/* blocks scanned */
 	int	stopped;
