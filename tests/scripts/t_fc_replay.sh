@@ -16,7 +16,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 DRV=${E2SECRM_FC_DRIVER:-$(dirname "$E2SECRM")/../tests/fc_replay_img}
-CASES="new append rm rename link trunc falloc many big nopending 4k"
+CASES="new append rm rename link trunc falloc many big nopending 4k
+	replace unlink1 sparse"
 
 skip_all() {
 	for c in $CASES refuse-crc refuse-symlink; do
@@ -106,6 +107,30 @@ ops_big() {
 	fsync "$M/d/huge"
 	head -c 700000 /dev/urandom >>"$M/d/huge"
 	fsync "$M/d/huge"
+}
+
+# mv over an existing name: its inode loses its last link.
+ops_replace() {
+	rnd "$M/d/src" 7000
+	fsync "$M/d/src"
+	mv "$M/d/src" "$M/d/big"
+	fsync "$M/d/big"
+}
+
+# One of two names removed, after the second was made durable.
+ops_unlink1() {
+	ln "$M/d/big" "$M/d/second"
+	fsync "$M/d/second"
+	rm "$M/d/big"
+	fsync "$M/d/second"
+}
+
+# Writes into the holes of a sparse file, one fsync each.
+ops_sparse() {
+	xfs_io -f -c "pwrite 0 4k" -c "pwrite 200k 4k" -c fsync \
+		"$M/d/sp" >/dev/null
+	xfs_io -c "pwrite 100k 8k" -c fsync "$M/d/sp" >/dev/null
+	xfs_io -c "pwrite 1k 2k" -c fsync "$M/d/big" >/dev/null
 }
 
 # The fast commits are followed by a full commit: the area's head is
