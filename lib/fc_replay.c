@@ -13,8 +13,9 @@
  *
  * Where the kernel's replay would fail the mount, this code fails with
  * E2SR_ERR_FC_CORRUPT; where it would do something this code does not
- * reproduce (directories created or removed, inline data, block-mapped
- * files, names libext2fs cannot take), E2SR_ERR_FC_UNSUPPORTED.  Either
+ * reproduce (directories created or removed, files other than regular
+ * ones, inline data, block-mapped files, names libext2fs cannot take,
+ * quota usage), E2SR_ERR_FC_UNSUPPORTED.  Either
  * way nothing has reached the device: the filesystem is open over an
  * in-memory overlay that the caller then drops.
  *
@@ -1140,10 +1141,11 @@ static errcode_t check_fs(struct replay *r)
 	if (ext2fs_has_feature_bigalloc(sb) ||
 	    ext2fs_has_feature_inline_data(sb) ||
 	    ext2fs_has_feature_encrypt(sb) ||
-	    ext2fs_has_feature_casefold(sb)) {
+	    ext2fs_has_feature_casefold(sb) ||
+	    ext2fs_has_feature_quota(sb)) {
 		snprintf(r->detail, r->dlen,
 			 "fast commits on a filesystem with bigalloc, "
-			 "inline_data, encrypt or casefold");
+			 "inline_data, encrypt, casefold or quota");
 		return E2SR_ERR_FC_UNSUPPORTED;
 	}
 	if (!(r->fs->flags & EXT2_FLAG_RW))
