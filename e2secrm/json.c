@@ -239,11 +239,13 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		fprintf(json_out, "  \"journal\": {\"external\": %s, "
 			"\"blocks\": %u, \"block_size\": %u, \"sequence\": %u, "
 			"\"recovered\": \"%s\", \"transactions_replayed\": %u, "
-			"\"blocks_replayed\": %zu, \"copies_attributed\": %zu"
+			"\"blocks_replayed\": %zu, \"fast_commits_replayed\": %u, "
+			"\"copies_attributed\": %zu"
 			"},\n", j->external ? "true" : "false", j->jsb.maxlen,
 			j->blocksize, j->jsb.sequence,
 			recovered_name(ctx->recovered),
 			ctx->recovery.transactions, ctx->recovery.nblocks,
+			ctx->recovery.fc_commits,
 			ctx->have_history ? ctx->history.n : (size_t)0);
 	} else {
 		fprintf(json_out, "  \"journal\": null,\n");

@@ -105,6 +105,11 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       rec->transactions, rec->transactions == 1 ? "" : "s",
 		       rec->start_seq, rec->end_seq - 1, rec->nblocks,
 		       rec->nblocks == 1 ? "" : "s", rec->nr_revoke_hits);
+	if (rec->fc_tags)
+		printf("%s: %u fast commit%s (%u tags) after transaction %u "
+		       "replayed\n", o->device, rec->fc_commits,
+		       rec->fc_commits == 1 ? "" : "s", rec->fc_tags,
+		       rec->end_seq - 1);
 	if (rec->failed_commit)
 		printf("%s: journal transaction %u was corrupt, replay was "
 		       "aborted\n", o->device, rec->failed_commit);

@@ -42,6 +42,8 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 		ext2fs_free(ctx->fs);	/* never flushes: nothing is written */
 	if (ctx->ro_fs)
 		ext2fs_free(ctx->ro_fs);
+	/* After the handles that read through it. */
+	e2sr_overlay_free(ctx->overlay);
 	/* After the filesystem: a dry run's view reads through these. */
 	e2sr_history_free(&ctx->history);
 	e2sr_journal_close(ctx->journal);

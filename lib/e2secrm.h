@@ -19,6 +19,7 @@
 #include "e2sr_err.h"
 #include "journal.h"
 #include "history.h"
+#include "overlay_io.h"
 
 #define E2SR_VERSION		"0.1.0"
 #define E2SR_DATE		"3-Dec-2026"
@@ -292,6 +293,7 @@ struct e2sr_ctx {
 	struct e2sr_journal	*journal;
 	struct e2sr_journal	*ro_journal;	/* the view reads through it */
 	struct e2sr_jrecovery	recovery;
+	struct e2sr_overlay	*overlay;	/* fast commits, replayed */
 	enum e2sr_recovered	recovered;
 	__u64			replay_bytes;	/* written by the replay */
 	struct e2sr_history	history;	/* every journal copy */

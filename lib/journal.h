@@ -69,7 +69,8 @@ struct e2sr_jrecovery {
 	__u32			end_seq;
 	__u32			failed_commit;	/* its commit csum failed */
 	int			tag_csum_bad;	/* some copy skipped: bad csum */
-	int			fc_pending;	/* fast commits to replay */
+	__u32			fc_tags;	/* fast-commit tags replayed */
+	__u32			fc_commits;	/* fast commits among them */
 	__s32			jerrno;		/* s_errno as found */
 	__u32			transactions;
 	unsigned long		nr_replays;

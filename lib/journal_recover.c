@@ -460,31 +460,6 @@ static void keep_last_writes(struct recover *r)
 	r->nwrites = n;
 }
 
-/*
- * A fast commit is replayed by jbd2 only when the area begins with a
- * head tag of the transaction after the last full commit.
- */
-static errcode_t check_fast_commit(struct recover *r)
-{
-	const unsigned char *b;
-	errcode_t err;
-
-	if (!r->jsb->fc_blocks)
-		return 0;
-	/* The kernel's j_fc_first is j_last + 1: block j_last is unused. */
-	if (r->jsb->last + 1 >= r->jsb->maxlen)
-		return 0;
-	err = e2sr_journal_block(r->j, r->jsb->last + 1, &b);
-	if (err)
-		return err;
-	/* struct ext4_fc_tl: __le16 tag, __le16 len; head: features, tid */
-	if (b[0] == 9 && b[1] == 0 && b[2] >= 8 && b[3] == 0 &&
-	    ((__u32)b[8] | (__u32)b[9] << 8 | (__u32)b[10] << 16 |
-	     (__u32)b[11] << 24) == r->end_seq)
-		r->rec->fc_pending = 1;
-	return 0;
-}
-
 errcode_t e2sr_journal_recover_scan(struct e2sr_journal *j,
 				    blk64_t fs_blocks,
 				    struct e2sr_jrecovery *rec,
@@ -520,8 +495,6 @@ errcode_t e2sr_journal_recover_scan(struct e2sr_journal *j,
 			compact_revokes(&r);
 		err = do_pass(&r, PASS_REPLAY);
 	}
-	if (!err)
-		err = check_fast_commit(&r);
 	free(r.desc);
 	free(r.revokes);
 	if (err) {

@@ -24,6 +24,7 @@
 #include <e2p/e2p.h>
 
 #include "e2secrm.h"
+#include "fc_replay.h"
 
 /*
  * Features whose on-disk meaning the engine accounts for.  Anything else
@@ -385,9 +386,49 @@ static errcode_t open_journal(struct e2sr_ctx *ctx, ext2_filsys fs,
 	return 0;
 }
 
-/* Decide what recovery does, on the handle that is open now. */
-static errcode_t scan_journal(struct e2sr_ctx *ctx)
+/*
+ * Fast commits after the last full commit are replayed the kernel's way
+ * (fc_replay.c) onto the recovery view, through an overlay that keeps
+ * every change in memory: what the replay would write is then known, and
+ * checked with the rest, before anything is written.  A log the replay
+ * cannot follow faithfully is refused.
+ */
+static errcode_t replay_fast_commits(struct e2sr_ctx *ctx, io_manager view)
 {
+	struct e2sr_fc_scan scan;
+	ext2_filsys fs = NULL;
+	errcode_t err;
+
+	err = e2sr_fc_replay_scan(ctx->journal, ctx->recovery.end_seq,
+				  EXT2_INODE_SIZE(ctx->fs->super), &scan);
+	if (err || !scan.nr_tags)
+		return err;
+	ctx->overlay = e2sr_overlay_new(view, 0);
+	if (!ctx->overlay)
+		return EXT2_ET_NO_MEMORY;
+	err = open_fs(ctx, OPEN_RW, e2sr_overlay_manager(ctx->overlay), &fs);
+	if (!err)
+		err = ext2fs_read_bitmaps(fs);
+	if (!err)
+		err = e2sr_fc_replay_apply(fs, ctx->journal, &scan, ctx->detail,
+					   sizeof(ctx->detail));
+	if (!err) {
+		/* Into the overlay: superblock, descriptors, bitmaps. */
+		err = ext2fs_close_free(&fs);
+	}
+	if (fs)
+		ext2fs_free(fs);
+	if (err)
+		return err;
+	ctx->recovery.fc_tags = scan.nr_tags;
+	ctx->recovery.fc_commits = scan.nr_commits;
+	return 0;
+}
+
+/* Decide what recovery does, and read the filesystem as it leaves it. */
+static errcode_t recover_in_memory(struct e2sr_ctx *ctx)
+{
+	io_manager view;
 	errcode_t err;
 
 	e2sr_journal_recovery_free(&ctx->recovery);
@@ -397,11 +438,15 @@ static errcode_t scan_journal(struct e2sr_ctx *ctx)
 					sizeof(ctx->detail));
 	if (err)
 		return err;
-	if (ctx->recovery.fc_pending) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "after transaction %u", ctx->recovery.end_seq - 1);
-		return E2SR_ERR_JOURNAL_FC_REPLAY;
-	}
+	view = e2sr_view_manager(ctx->journal, &ctx->recovery);
+	err = replay_fast_commits(ctx, view);
+	if (err)
+		return err;
+	err = reopen_ro(ctx, ctx->overlay ?
+			e2sr_overlay_manager(ctx->overlay) : view);
+	if (err)
+		return err;
+	ctx->recovered = E2SR_RECOVERY_VIEW;
 	return 0;
 }
 
@@ -520,14 +565,9 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	if (ext2fs_has_feature_journal_needs_recovery(sb)) {
 		if (!ctx->journal)
 			return E2SR_ERR_NEEDS_RECOVERY;
-		err = scan_journal(ctx);
+		err = recover_in_memory(ctx);
 		if (err)
 			return err;
-		err = reopen_ro(ctx, e2sr_view_manager(ctx->journal,
-						       &ctx->recovery));
-		if (err)
-			return err;
-		ctx->recovered = E2SR_RECOVERY_VIEW;
 	}
 	err = check_fs(ctx, 0);
 	if (!err)
@@ -562,6 +602,12 @@ static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 
 	err = e2sr_journal_recover_write(ctx->journal, (*rw)->io, rec,
 					 &ctx->replay_bytes);
+	/* The fast commits' changes go on top of the full commits'. */
+	if (!err && ctx->overlay) {
+		err = e2sr_overlay_commit(ctx->overlay, (*rw)->io);
+		ctx->replay_bytes += (__u64)e2sr_overlay_count(ctx->overlay) *
+				     e2sr_overlay_unit(ctx->overlay);
+	}
 	if (!err)
 		err = e2sr_journal_recover_finish(ctx->journal, rec,
 						  &ctx->replay_bytes);

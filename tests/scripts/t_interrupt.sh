@@ -131,3 +131,31 @@ if dumpe2fs -h "$T/rbase.img" 2>/dev/null |
 else
 	fail "interrupt: needs recovery: corpus" "needs_recovery not set"
 fi
+
+# Fast commits after a kernel crash: the cut can land in the jbd2
+# replay, in the fast-commit replay's blocks (written from the overlay)
+# or in the wipe of a +s file only the fast commits knew.
+F=$T/fc.img
+mkimg "$F" 16M -t ext4 -b 1024 -O fast_commit
+if kmount "$F"; then
+	mkdir "$M/d"
+	canary "$M/d/keep" "CUT-FC-KEEP-$$" 20000
+	sync -f "$M"
+	: >"$M/d/sec"
+	chattr +s "$M/d/sec"
+	canary "$M/d/sec" "CUT-FC-SECRET-$$" 30000
+	xfs_io -c fsync "$M/d/sec"
+	rm "$M/d/sec"
+	canary "$M/d/after" "CUT-FC-AFTER-$$" 5000
+	xfs_io -c fsync "$M/d/after"
+	xfs_io -x -c shutdown "$M"
+	kumount
+	if "$E2SECRM" -n "$F" 2>/dev/null | grep -q 'fast commit.*replayed'
+	then
+		cut_all "interrupt: fast commits after a crash" "$F"
+	else
+		fail "interrupt: fast commits: corpus" "no fast commit pending"
+	fi
+else
+	fail "interrupt: fast commits: corpus" "mount failed"
+fi
