@@ -4,7 +4,7 @@
  * Owns the input format the whole-filesystem targets (fuzz_image,
  * fuzz_histmap, fuzz_dirent) share: a list of chunks, each a little-endian
  * 16-bit block number and the 1 KiB that block holds, laid over a zeroed
- * 2 MiB image; a short last chunk fills the start of its block.  Real
+ * 4 MiB image (the seeds' filesystems take 2 or 3 MiB of it); a short last chunk fills the start of its block.  Real
  * test images have few non-zero blocks, so the seeds stay small and the
  * mutator works on what matters: superblock, descriptors, inode tables,
  * directories, tree blocks and the journal.  The image is served by

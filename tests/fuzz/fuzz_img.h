@@ -11,9 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Images are 2 MiB of 1 KiB blocks; chunks are a block number, a block. */
+/* Images are 4 MiB of 1 KiB blocks (the seeds use 2 or 3 MiB of it);
+ * chunks are a block number, a block. */
 #define FUZZ_IMG_BS		1024
-#define FUZZ_IMG_BLOCKS		2048
+#define FUZZ_IMG_BLOCKS		4096
 #define FUZZ_IMG_CHUNK		(2 + FUZZ_IMG_BS)
 
 struct e2sr_ctx;

@@ -172,3 +172,59 @@ fsimage ext4-plain "-t ext4 -O ^metadata_csum" "" 0x80001
 fsimage ext3-ind "-t ext3" "" 0x1
 fsimage ext4-recover "-t ext4 -O metadata_csum" recover 0x80001
 fsimage ext2-nojournal "-t ext2" "" 0x1
+
+# fuzz_fcreplay: 3 MiB images of 1 KiB blocks with fast commits pending
+# (the smallest a 1024-block journal with a fast-commit area fits in),
+# made by the kernel on a loop mount (files made durable by fsync alone,
+# then a shutdown that does not flush the log).  Needs root, loop
+# devices and xfs_io; skipped, with a word, without them.
+fcimage() {
+	img=$tmp/$1.img mnt=$tmp/mnt
+	mke2fs -q -F -t ext4 -b 1024 -N 64 -O fast_commit,^resize_inode \
+		-J size=1 "$img" 3M >/dev/null 2>&1
+	mkdir -p "$mnt"
+	mount -o loop "$img" "$mnt" || return 1
+	mkdir "$mnt/d"
+	echo keep >"$mnt/d/old"
+	head -c 6000 /dev/zero | tr '\0' 'V' >"$mnt/d/victim"
+	sync -f "$mnt"
+	case $1 in
+	fc-new)
+		for i in 1 2 3; do
+			head -c $((i * 3000)) /dev/zero | tr '\0' 'N' \
+				>"$mnt/d/f$i"
+			xfs_io -c fsync "$mnt/d/f$i"
+		done ;;
+	fc-secret)
+		: >"$mnt/d/sec"
+		chattr +s "$mnt/d/sec"
+		head -c 9000 /dev/zero | tr '\0' 'S' >"$mnt/d/sec"
+		xfs_io -c fsync "$mnt/d/sec"
+		rm "$mnt/d/sec"
+		echo after >"$mnt/d/after"
+		xfs_io -c fsync "$mnt/d/after" ;;
+	fc-mixed)
+		mv "$mnt/d/old" "$mnt/d/renamed"
+		ln "$mnt/d/renamed" "$mnt/d/link"
+		xfs_io -c fsync "$mnt/d/link"
+		rm "$mnt/d/victim"
+		xfs_io -f -c "falloc 0 8192" -c "pwrite 0 2048" \
+			-c fsync "$mnt/d/pre" >/dev/null
+		truncate -s 100 "$mnt/d/renamed"
+		xfs_io -c fsync "$mnt/d/renamed" ;;
+	esac
+	xfs_io -x -c shutdown "$mnt"
+	umount "$mnt"
+	chunks "$img" "$out/fuzz_fcreplay/$1"
+}
+
+mkdir -p "$out/fuzz_fcreplay"
+if [ "$(id -u)" = 0 ] && command -v xfs_io >/dev/null 2>&1; then
+	for c in fc-new fc-secret fc-mixed; do
+		fcimage "$c" || echo "make-corpus: $c: mount failed" >&2
+	done
+else
+	echo "make-corpus: fuzz_fcreplay seeds need root and xfs_io" >&2
+fi
+# The other whole-image seeds hold no fast commit: they seed it too.
+cp "$out/fuzz_image/ext4-recover" "$out/fuzz_fcreplay/"
