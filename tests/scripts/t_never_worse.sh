@@ -384,7 +384,7 @@ never_worse() {
 			rcy=$rc msgy=$msg refy=$refused
 			[ -n "$why" ] && [ $refused = no ] && refy=broken
 			sed -n '/ to wipe:$/,$p' "$T/out.y" |
-				sed -e '1d' -e '/:$/,$d' >"$T/plan.y"
+				sed -e '1d' -e '/:$/,$d' | grep '^  ' >"$T/plan.y"
 		fi
 		if [ -z "$why" ]; then
 			if [ $refused = yes ]; then
@@ -425,7 +425,7 @@ nw_check_dry() {
 		return
 	fi
 	sed -n '/ would wipe:$/,$p' "$T/out.n" |
-		sed -e '1d' -e '/:$/,$d' >"$T/plan.n"
+		sed -e '1d' -e '/:$/,$d' | grep '^  ' >"$T/plan.n"
 	if ! cmp -s "$T/plan.n" "$T/plan.y"; then
 		why="its plan differs from -y's: -n [$(oneline "$(cat "$T/plan.n")" 200)] -y [$(oneline "$(cat "$T/plan.y")" 200)]"
 	fi
