@@ -197,6 +197,34 @@ struct e2sr_plan {
 	size_t			free_inodes;	/* free records with residue */
 };
 
+/* A run of a live directory's blocks, read once for the names in it. */
+struct e2sr_dirrun {
+	blk64_t			pblk;
+	__u32			len;
+	ext2_ino_t		dir;
+};
+
+/*
+ * What is in use, as the inodes and directories in use say, not the
+ * bitmaps: the second source every "free" is proven against (livemap.c).
+ * Built during the inventory's inode scan; @complete once every check
+ * passed.  Until then nothing counts as free.
+ */
+struct e2sr_livemap {
+	ext2fs_block_bitmap	blocks;		/* maps, metadata, journal */
+	ext2fs_block_bitmap	ea_blocks;	/* EA blocks among them */
+	ext2fs_inode_bitmap	named;		/* named by a live entry */
+	struct e2sr_dirrun	*dirruns;	/* live directories' blocks */
+	size_t			dirrun_count;
+	size_t			dirrun_alloc;
+	ext2_ino_t		*inline_dirs;	/* live inline directories */
+	size_t			inline_count;
+	size_t			inline_alloc;
+	unsigned char		*buf;		/* indirect blocks, dir reads */
+	blk64_t			referenced;	/* blocks claimed by inodes */
+	int			complete;
+};
+
 /* Whether the journal was recovered before the run. */
 enum e2sr_recovered {
 	E2SR_RECOVERY_NONE = 0,		/* it did not need it */
@@ -277,6 +305,7 @@ struct e2sr_ctx {
 
 	ext2fs_block_bitmap	journal_blocks;	/* internal journal extent */
 	ext2fs_block_bitmap	metadata_blocks; /* sb, gdt, bitmaps, tables */
+	struct e2sr_livemap	live;		/* in use, by the inodes */
 
 	/* Set from a signal handler; checked at every safe point. */
 	volatile sig_atomic_t	*cancel;
@@ -328,9 +357,23 @@ void e2sr_inventory_free(struct e2sr_inventory *inv);
 errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 			     struct e2sr_file **ret);
 
+/* livemap.c */
+errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
+errcode_t e2sr_livemap_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			    struct ext2_inode_large *inode, int csum_bad);
+errcode_t e2sr_livemap_finish(struct e2sr_ctx *ctx);
+void e2sr_livemap_free(struct e2sr_livemap *lm);
+int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+int e2sr_live_inode(const struct e2sr_ctx *ctx, ext2_ino_t ino);
+int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,
+		  blk64_t *end);
+blk64_t e2sr_free_count(const struct e2sr_ctx *ctx);
+
 /* unwritten.c */
-errcode_t e2sr_unwritten_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			      struct ext2_inode *inode);
+errcode_t e2sr_unwritten_add(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			     const struct ext2_inode *inode,
+			     const struct ext2fs_extent *ext);
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv);
 errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);

@@ -10,6 +10,9 @@
  * secure-delete record (zeros, i_extra_isize, a fresh checksum) and
  * writes the block back.
  *
+ * A record is free when its bit is clear and no live directory entry
+ * names it (livemap.c): both, at planning and again at the write.
+ *
  * Records past bg_itable_unused, or in a group marked INODE_UNINIT, are
  * read by neither e2fsck nor the kernel, but they are not always empty:
  * libext2fs marks a group uninit again when its last inode goes, and
@@ -78,12 +81,18 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Whether the record of @ino is one --free-inodes may rewrite. */
-static int record_free(ext2_filsys fs, ext2_ino_t ino)
+/*
+ * Whether the record of @ino is one --free-inodes may rewrite: free by
+ * both sources, its bit clear and no live entry naming it.
+ */
+static int record_free(const struct e2sr_ctx *ctx, ext2_ino_t ino)
 {
+	ext2_filsys fs = ctx->fs;
+
 	return ino >= EXT2_FIRST_INODE(fs->super) &&
 	       ino <= fs->super->s_inodes_count &&
-	       !ext2fs_test_inode_bitmap2(fs->inode_map, ino);
+	       !ext2fs_test_inode_bitmap2(fs->inode_map, ino) &&
+	       !e2sr_live_inode(ctx, ino);
 }
 
 /*
@@ -92,10 +101,12 @@ static int record_free(ext2_filsys fs, ext2_ino_t ino)
  * (sorted).  Returns how many records were changed; @changed[b] says
  * which blocks.
  */
-static size_t scrub_blocks(ext2_filsys fs, dgrp_t group, blk64_t off,
-			   blk64_t n, unsigned char *buf, unsigned char *changed,
-			   const ext2_ino_t *skip, size_t nskip)
+static size_t scrub_blocks(const struct e2sr_ctx *ctx, dgrp_t group,
+			   blk64_t off, blk64_t n, unsigned char *buf,
+			   unsigned char *changed, const ext2_ino_t *skip,
+			   size_t nskip)
 {
+	ext2_filsys fs = ctx->fs;
 	size_t isize = EXT2_INODE_SIZE(fs->super);
 	__u32 per_block = fs->blocksize / isize;
 	__u32 ipg = fs->super->s_inodes_per_group;
@@ -111,7 +122,7 @@ static size_t scrub_blocks(ext2_filsys fs, dgrp_t group, blk64_t off,
 		for (i = 0; i < per_block; i++) {
 			idx = (off + b) * per_block + i;
 			ino = group * ipg + idx + 1;
-			if (idx >= ipg || !record_free(fs, ino))
+			if (idx >= ipg || !record_free(ctx, ino))
 				continue;
 			rec = (struct ext2_inode_large *)
 			      (buf + (b * per_block + i) * isize);
@@ -207,7 +218,7 @@ static errcode_t plan_group(struct e2sr_ctx *ctx, dgrp_t group,
 		err = io_channel_read_blk64(fs->io, table + off, n, buf);
 		if (err)
 			return err;
-		found = scrub_blocks(fs, group, off, n, buf, changed,
+		found = scrub_blocks(ctx, group, off, n, buf, changed,
 				     plan->inodes, plan->inode_count);
 		if (!found)
 			continue;
@@ -347,7 +358,7 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 		if (err)
 			break;
 		group_table(fs, r->group, &table);
-		n = scrub_blocks(fs, r->group, r->blk - table, r->count, buf,
+		n = scrub_blocks(ctx, r->group, r->blk - table, r->count, buf,
 				 changed, NULL, 0);
 		for (b = 0; !err && b < r->count; b = e) {
 			e = b + 1;

@@ -5,7 +5,9 @@
  * finds live secure-delete files, and free records that still carry the
  * flag: Linux keeps i_flags (and, depending on the path, the block map) on
  * a deleted inode.  Identity is (inode number, i_generation).  For each
- * one the block map is read as far as the record still holds it.
+ * one the block map is read as far as the record still holds it.  The
+ * same scan hands every record to livemap.c, which builds what is in use
+ * from the maps and names themselves.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -213,8 +215,12 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 	int isize = EXT2_INODE_SIZE(fs->super);
 	ext2_ino_t ino;
 	errcode_t err;
+	int csum_bad;
 
 	e2sr_inventory_free(&ctx->inv);
+	err = e2sr_livemap_start(ctx);
+	if (err)
+		return err;
 	err = ext2fs_get_memzero(isize, &inode);
 	if (err)
 		return err;
@@ -236,11 +242,17 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 		 * free record with the flag, scrubbing it is what we want;
 		 * a whole block of garbage is skipped.
 		 */
-		if (err == EXT2_ET_INODE_CSUM_INVALID)
+		csum_bad = err == EXT2_ET_INODE_CSUM_INVALID;
+		if (csum_bad) {
 			err = 0;
-		else if (err == EXT2_ET_INODE_IS_GARBAGE ||
-			 err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE)
+		} else if (err == EXT2_ET_INODE_IS_GARBAGE ||
+			   err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE) {
+			/* Unless it is in use: then nothing is proven. */
+			err = e2sr_livemap_note(ctx, ino, NULL, 0);
+			if (err)
+				break;
 			continue;
+		}
 		if (err)
 			break;
 		if (!ino)
@@ -250,9 +262,8 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
 				      ino, fs->super->s_inodes_count);
 		err = note_dir(ctx, ino, (struct ext2_inode *)inode);
-		if (!err && (ctx->sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
-			err = e2sr_unwritten_note(ctx, ino,
-						  (struct ext2_inode *)inode);
+		if (!err)
+			err = e2sr_livemap_note(ctx, ino, inode, csum_bad);
 		if (err)
 			break;
 		if (!inode_is_candidate(fs, ino, (struct ext2_inode *)inode))
@@ -262,6 +273,9 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 			break;
 	}
 	ext2fs_close_inode_scan(scan);
+	/* Before anything is planned: "free" proven against the maps. */
+	if (!err)
+		err = e2sr_livemap_finish(ctx);
 	if (!err)
 		err = scan_tails(ctx, inode);
 	/* Then the versions only the journal still has. */

@@ -4,7 +4,9 @@
  * From the inventory: every block of a secure-delete file's map that is
  * free in the block bitmap now goes into the plan's data or metadata set,
  * and every free record that still carries the flag goes into the list of
- * records to scrub.  A block in use is never planned, whoever owns it.
+ * records to scrub.  A block in use is never planned, whoever owns it:
+ * free means free by both sources, the block bitmap and the live set of
+ * livemap.c, and a record is deleted only if no live entry names it.
  * The plan is what -n reports and what execute.c writes.
  *
  * Copyright (C) 2026 The e2secrm authors.
@@ -51,18 +53,25 @@ static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
 	return 0;
 }
 
+/* Whether @blk is free by both sources. */
+static int block_free(const struct e2sr_ctx *ctx, blk64_t blk)
+{
+	return !ext2fs_test_block_bitmap2(ctx->fs->block_map, blk) &&
+	       !e2sr_live_blocks(ctx, blk, 1);
+}
+
 /* Mark the free blocks of one run; in-use blocks are someone else's. */
-static void plan_extent(ext2_filsys fs, ext2fs_block_bitmap set,
+static void plan_extent(const struct e2sr_ctx *ctx, ext2fs_block_bitmap set,
 			const struct e2sr_extent *e)
 {
 	__u32 i;
 
-	if (e->nfree == e->len) {
+	if (e->nfree == e->len && !e2sr_live_blocks(ctx, e->pblk, e->len)) {
 		ext2fs_mark_block_bitmap_range2(set, e->pblk, e->len);
 		return;
 	}
 	for (i = 0; i < e->len; i++)
-		if (!ext2fs_test_block_bitmap2(fs->block_map, e->pblk + i))
+		if (block_free(ctx, e->pblk + i))
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
 
@@ -84,14 +93,14 @@ static int in_live_map(const struct e2sr_file *file, blk64_t blk)
  * A live file's historic extent: its blocks that are free now and not in
  * the file's own map any more are what a truncate or punch freed.
  */
-static void plan_cut_away(ext2_filsys fs, ext2fs_block_bitmap set,
-			  const struct e2sr_file *file,
+static void plan_cut_away(const struct e2sr_ctx *ctx,
+			  ext2fs_block_bitmap set, const struct e2sr_file *file,
 			  const struct e2sr_extent *e)
 {
 	__u32 i;
 
 	for (i = 0; i < e->len; i++)
-		if (!ext2fs_test_block_bitmap2(fs->block_map, e->pblk + i) &&
+		if (block_free(ctx, e->pblk + i) &&
 		    !in_live_map(file, e->pblk + i))
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
@@ -154,6 +163,10 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	for (i = 0; i < ctx->inv.count; i++) {
 		struct e2sr_file *file = &ctx->inv.files[i];
 
+		/* livemap.c refuses this; never plan on one source. */
+		if (file->state == E2SR_STATE_DELETED &&
+		    e2sr_live_inode(ctx, file->ino))
+			file->state = E2SR_STATE_UNCLEAR;
 		if (file->state == E2SR_STATE_ORPHAN ||
 		    file->state == E2SR_STATE_UNCLEAR) {
 			/* e2fsck settles these; we do not guess. */
@@ -176,10 +189,10 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 			if (file->state == E2SR_STATE_LIVE) {
 				/* What truncate and punch cut away. */
 				if (e->historic)
-					plan_cut_away(fs, set, file, e);
+					plan_cut_away(ctx, set, file, e);
 				continue;
 			}
-			plan_extent(fs, set, e);
+			plan_extent(ctx, set, e);
 		}
 		if (file->state == E2SR_STATE_LIVE)
 			continue;
@@ -196,11 +209,7 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	if ((ctx->sanitize & E2SR_FREE_ALL) ||
 	    ((ctx->sanitize & E2SR_FREE_IF_LOST) && plan->unrecoverable)) {
 		plan->free_all = 1;
-		plan->free_count = ext2fs_blocks_count(fs->super) -
-			fs->super->s_first_data_block -
-			e2sr_bitmap_count(fs->block_map,
-					  fs->super->s_first_data_block,
-					  ext2fs_blocks_count(fs->super) - 1);
+		plan->free_count = e2sr_free_count(ctx);
 		/* Allocated, but holding someone's old bytes. */
 		plan->unwritten_count = e2sr_unwritten_blocks(&ctx->inv);
 	}

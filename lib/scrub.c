@@ -45,7 +45,9 @@ errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino)
 		return E2SR_ERR_READ_ONLY;
 	if (!ino || ino > fs->super->s_inodes_count)
 		return EXT2_ET_BAD_INODE_NUM;
-	if (ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+	/* Free by both sources: bit clear, and no live entry names it. */
+	if (ext2fs_test_inode_bitmap2(fs->inode_map, ino) ||
+	    e2sr_live_inode(ctx, ino))
 		return E2SR_ERR_INODE_IN_USE;
 
 	err = ext2fs_get_memzero(isize, &inode);

@@ -4,11 +4,13 @@
  * fallocate allocates blocks without writing them: the extent is marked
  * unwritten and reads of it return zeros, but the blocks still hold what
  * their last owner left.  A free-space wipe passes them by because they
- * are allocated.  The inventory scan notes every unwritten extent of
- * every live file; execute zeroes them, each one only after looking it up
- * again in its file's extent tree and finding it still there, unwritten
- * and at the same blocks.  Nobody can see the difference: the file still
- * reads as zeros there, before and after.
+ * are allocated.  livemap.c's walk of every map in use, during the
+ * inventory scan, hands every unwritten extent of every live file here;
+ * execute zeroes them, each one only after looking it up again in its
+ * file's extent tree and finding it still there, unwritten and at the
+ * same blocks, which both the bitmap and the live set must have in use.
+ * Nobody can see the difference: the file still reads as zeros there,
+ * before and after.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -50,40 +52,21 @@ static errcode_t note_extent(struct e2sr_inventory *inv, ext2_ino_t ino,
 }
 
 /*
- * A tree that cannot be read is left alone: it is e2fsck's to judge, and
- * a file whose map we cannot read is one we must not write into.
+ * One unwritten extent met by livemap.c's walk of every map in use:
+ * noted when it belongs to a live regular file and --all-free asked for
+ * them.  A tree that cannot be read never gets here: the run is refused.
  */
-errcode_t e2sr_unwritten_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			      struct ext2_inode *inode)
+errcode_t e2sr_unwritten_add(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			     const struct ext2_inode *inode,
+			     const struct ext2fs_extent *ext)
 {
-	ext2_filsys fs = ctx->fs;
-	struct ext2fs_extent ext;
-	ext2_extent_handle_t h;
-	errcode_t err;
-	int op;
-
-	if (!(inode->i_flags & EXT4_EXTENTS_FL) || !inode->i_links_count ||
+	if (!(ctx->sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)) ||
+	    !(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !ext->e_len ||
+	    !(inode->i_flags & EXT4_EXTENTS_FL) || !inode->i_links_count ||
 	    !LINUX_S_ISREG(inode->i_mode) ||
-	    ino < EXT2_FIRST_INODE(fs->super) ||
-	    !ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+	    ino < EXT2_FIRST_INODE(ctx->fs->super))
 		return 0;
-	if (ext2fs_extent_open2(fs, ino, inode, &h))
-		return 0;
-	for (op = EXT2_EXTENT_ROOT; ; op = EXT2_EXTENT_NEXT_LEAF) {
-		err = ext2fs_extent_get(h, op, &ext);
-		if (err)
-			break;
-		if (!(ext.e_flags & EXT2_EXTENT_FLAGS_LEAF) ||
-		    !(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !ext.e_len)
-			continue;
-		err = note_extent(&ctx->inv, ino, &ext);
-		if (err) {
-			ext2fs_extent_free(h);
-			return err;
-		}
-	}
-	ext2fs_extent_free(h);
-	return 0;
+	return note_extent(&ctx->inv, ino, ext);
 }
 
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv)

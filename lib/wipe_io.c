@@ -3,9 +3,10 @@
  *
  * Every block e2secrm overwrites passes through e2sr_wipe_range(), which
  * checks the target against the filesystem's size, its own metadata, the
- * journal's extent and the block bitmap immediately before it writes.  A target that fails
- * the check aborts the run before anything of it is written.  Contiguous
- * runs go out in large writes.
+ * journal's extent, the block bitmap and the live set (livemap.c: what
+ * the maps in use reference) immediately before it writes.  A target
+ * that fails the check aborts the run before anything of it is written.
+ * Contiguous runs go out in large writes.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -65,6 +66,9 @@ errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
 	if (!err && !ext2fs_test_block_bitmap_range2(ctx->fs->block_map, blk,
 						     count))
 		err = E2SR_ERR_WRITE_ALLOCATED;
+	/* Free by the bitmap is not enough: no live map may have it. */
+	if (!err && e2sr_live_blocks(ctx, blk, count))
+		err = E2SR_ERR_WRITE_ALLOCATED;
 	return err;
 }
 
@@ -75,9 +79,10 @@ errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
 	blk64_t zero;
 	errcode_t err = check_place(ctx, blk, count);
 
-	if (!err && !ext2fs_find_first_zero_block_bitmap2(ctx->fs->block_map,
-							  blk, blk + count - 1,
-							  &zero))
+	if (!err && (!ext2fs_find_first_zero_block_bitmap2(ctx->fs->block_map,
+							   blk, blk + count - 1,
+							   &zero) ||
+		     !e2sr_live_all(ctx, blk, count)))
 		err = E2SR_ERR_WRITE_UNWRITTEN;
 	return err;
 }
@@ -260,13 +265,22 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	return 0;
 }
 
+/* The next run to wipe: set in @map, or free by both sources if NULL. */
+static int next_target(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+		       blk64_t *start, blk64_t last, blk64_t *end)
+{
+	if (!map)
+		return e2sr_free_run(ctx, start, last, end);
+	return e2sr_next_run(map, 1, start, last, end);
+}
+
 /*
- * Wipe every run of blocks set in @map (or clear, for all free space),
+ * Wipe every run of blocks set in @map (or, with NULL, all free space),
  * stopping at a run boundary when the user cancels.  *done counts the
  * blocks written; progress is @base + *done of @total.
  */
 static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   int set, enum e2sr_stage stage, blk64_t base,
+			   enum e2sr_stage stage, blk64_t base,
 			   blk64_t total, blk64_t *done)
 {
 	ext2_filsys fs = ctx->fs;
@@ -278,7 +292,7 @@ static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 	err = wbuf_get(ctx);
 	if (err)
 		return err;
-	while (e2sr_next_run(map, set, &start, last, &end)) {
+	while (next_target(ctx, map, &start, last, &end)) {
 		while (start < end) {
 			if (ctx->cancel && *ctx->cancel)
 				return E2SR_ERR_CANCELLED;
@@ -308,7 +322,7 @@ errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 	if (ctx->progress && !total)
 		total = e2sr_bitmap_count(map, fs->super->s_first_data_block,
 					  ext2fs_blocks_count(fs->super) - 1);
-	return wipe_runs(ctx, map, 1, stage, base, total, done);
+	return wipe_runs(ctx, map, stage, base, total, done);
 }
 
 /*
@@ -447,8 +461,9 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 
 /*
  * The blocks of an unwritten extent of a live file (unwritten.c has just
- * found it in the file's tree again): allocated, and only that, never
- * the filesystem's own metadata or the journal.
+ * found it in the file's tree again): allocated by both sources, the
+ * bitmap and the live set, and never the filesystem's own metadata or
+ * the journal.
  */
 errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count)
@@ -475,16 +490,16 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 }
 
 /*
- * Every block the block bitmap calls free, in large runs: what is left
- * when a secure-delete file's map is gone, or a whole disk's free space
- * for disposal.  The residues of the plan come first; this pass only
- * adds to them.
+ * Every block free by both sources (the block bitmap says so and no live
+ * map has it), in large runs: what is left when a secure-delete file's
+ * map is gone, or a whole disk's free space for disposal.  The residues
+ * of the plan come first; this pass only adds to them.
  */
 errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done)
 {
 	errcode_t err;
 
-	err = wipe_runs(ctx, ctx->fs->block_map, 0, E2SR_STAGE_FREE, 0,
+	err = wipe_runs(ctx, NULL, E2SR_STAGE_FREE, 0,
 			ctx->plan.free_count, done);
 	return err ? err : io_channel_flush(ctx->fs->io);
 }

@@ -228,3 +228,7 @@ else
 fi
 # The other whole-image seeds hold no fast commit: they seed it too.
 cp "$out/fuzz_image/ext4-recover" "$out/fuzz_fcreplay/"
+
+# fuzz_livemap: the whole-image seeds, whose live files the oracle walks.
+mkdir -p "$out/fuzz_livemap"
+cp "$out/fuzz_image"/* "$out/fuzz_livemap/"

@@ -20,7 +20,7 @@ name=$(basename "$bin")
 case $name in
 fuzz_jsb)	max_len=5120 ;;	# superblock, then one 4k block
 fuzz_journal)	max_len=16384 ;; # the first 16 blocks of a 1k journal
-fuzz_image|fuzz_histmap|fuzz_dirent|fuzz_fcreplay)
+fuzz_image|fuzz_histmap|fuzz_dirent|fuzz_fcreplay|fuzz_livemap)
 		max_len=131072 ;; # about 128 chunks of a 2 MiB image
 *)		max_len=4120 ;;	# header, then one 4k block
 esac

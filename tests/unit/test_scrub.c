@@ -151,7 +151,7 @@ static ext2_ino_t scrub_deleted(struct testimg *t, const char *opts,
 	assert_int_equal(inode->i_flags & EXT2_SECRM_FL, EXT2_SECRM_FL);
 	assert_int_not_equal(inode->i_dtime, 0);
 
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	assert_int_equal(e2sr_scrub_inode(ctx, ino), 0);
 	assert_int_equal(ctx->stats.inodes_scrubbed, 1);
 	assert_int_equal(e2sr_close(ctx), 0);

@@ -111,7 +111,7 @@ static void test_refuse_allocated(void **state)
 	snprintf(script, sizeof(script), "write %s live\n", host);
 	assert_int_equal(testimg_debugfs(t, script), 0);
 
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	assert_int_equal(ext2fs_namei(ctx->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
 				      "live", &ino), 0);
 	assert_int_equal(ext2fs_read_inode(ctx->fs, ino, &inode), 0);
@@ -150,7 +150,7 @@ static void test_refuse_range(void **state)
 	blk64_t end;
 
 	assert_int_equal(testimg_mkfs(t, NULL), 0);
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	end = ext2fs_blocks_count(ctx->fs->super);
 	assert_int_equal(end, 2048);
 	assert_int_equal(ext2fs_test_block_bitmap2(ctx->fs->block_map,
@@ -170,7 +170,7 @@ static void test_refuse_range(void **state)
 
 	/* At 1k blocks block 0 is before the filesystem. */
 	assert_int_equal(testimg_mkfs(t, "-t ext4 -b 1024"), 0);
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	assert_int_equal(ctx->fs->super->s_first_data_block, 1);
 	assert_int_equal(e2sr_wipe_check(ctx, 0, 1), E2SR_ERR_WRITE_RANGE);
 	e2sr_ctx_free(ctx);
@@ -184,7 +184,7 @@ static void test_refuse_journal(void **state)
 	blk64_t jblk = 0, first = 0, last = 0;
 
 	assert_int_equal(testimg_mkfs(t, NULL), 0);
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	assert_int_equal(ctx->fs->super->s_journal_inum, EXT2_JOURNAL_INO);
 	assert_int_equal(ext2fs_read_inode(ctx->fs, EXT2_JOURNAL_INO, &inode),
 			 0);
@@ -225,7 +225,7 @@ static void test_accept_free(void **state)
 
 	assert_int_equal(testimg_mkfs(t, NULL), 0);
 	pblk = removed_file(t);
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	assert_int_equal(e2sr_wipe_check(ctx, pblk, 1), 0);
 	assert_int_equal(e2sr_wipe_check(ctx, pblk, 8), 0);
 	e2sr_ctx_free(ctx);
@@ -248,7 +248,7 @@ static void test_wipe_zero(void **state)
 	before = read_image(t->img, &len);
 	assert_false(all_zero(before + pblk * BS, 3 * BS));
 
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	ctx->method = E2SR_METHOD_ZERO;
 	assert_int_equal(e2sr_wipe_range(ctx, pblk + 1, 3), 0);
 	assert_int_equal(ctx->stats.write_calls, 1);
@@ -275,7 +275,7 @@ static void test_wipe_random(void **state)
 	pblk = removed_file(t);
 	before = read_image(t->img, &len);
 
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	ctx->method = E2SR_METHOD_RANDOM;
 	assert_int_equal(e2sr_wipe_range(ctx, pblk + 2, 2), 0);
 	assert_int_equal(e2sr_close(ctx), 0);
@@ -309,7 +309,7 @@ static void test_wipe_bitmap(void **state)
 	pblk = removed_file(t);
 	before = read_image(t->img, &len);
 
-	ctx = open_img(t->img, 0);
+	ctx = open_img_live(t->img, 0);
 	assert_int_equal(ext2fs_allocate_block_bitmap(ctx->fs, "test", &map),
 			 0);
 	ext2fs_mark_block_bitmap_range2(map, pblk, 8);

@@ -41,6 +41,7 @@ struct e2sr_ctx;
 int testimg_fixture_setup(void **state);
 int testimg_fixture_teardown(void **state);
 struct e2sr_ctx *open_img(const char *img, int flags);
+struct e2sr_ctx *open_img_live(const char *img, int flags);
 
 /* The tags "debugfs logdump -a" lists: fs block, journal block, flags. */
 size_t testimg_logdump_tags(struct testimg *t, blk64_t *fsblk, blk64_t *jblk,
