@@ -341,6 +341,17 @@ struct e2sr_ctx {
 	void			*map_lookup_priv;
 };
 
+/* bitmap.c */
+errcode_t e2sr_find_first_zero(ext2fs_block_bitmap map, blk64_t start,
+			       blk64_t end, blk64_t *out);
+errcode_t e2sr_find_first_zero_inode(ext2fs_inode_bitmap map,
+				     ext2_ino_t start, ext2_ino_t end,
+				     ext2_ino_t *out);
+blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
+			  blk64_t last);
+int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
+		  blk64_t last, blk64_t *end);
+
 /* context.c */
 errcode_t e2sr_ctx_new(struct e2sr_ctx **ret);
 void e2sr_ctx_free(struct e2sr_ctx *ctx);
@@ -405,10 +416,7 @@ int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
 void e2sr_plan_free(struct e2sr_plan *plan);
 int e2sr_plan_empty(const struct e2sr_plan *plan);
-blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
-			  blk64_t last);
-int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
-		  blk64_t last, blk64_t *end);
+
 
 /* dirent.c */
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);

@@ -140,7 +140,7 @@ static errcode_t claim(struct live_walk *w, blk64_t pblk, blk64_t len, int ea)
 		return disagree(ctx, "inode %u maps block %llu, outside the "
 				"filesystem", w->ino, (unsigned long long)pblk);
 	last = pblk + len - 1;
-	if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, pblk, last,
+	if (!e2sr_find_first_zero(fs->block_map, pblk, last,
 						  &at))
 		return disagree(ctx, "block %llu of inode %u is marked free",
 				(unsigned long long)at, w->ino);
@@ -686,7 +686,7 @@ static errcode_t check_names(struct e2sr_ctx *ctx, struct name_list *nl)
 	for (a = next_bit(nl->bits, 1, n, 1); a < n;
 	     a = next_bit(nl->bits, b, n, 1)) {
 		b = next_bit(nl->bits, a, n, 0);
-		if (ext2fs_find_first_zero_inode_bitmap2(fs->inode_map, a,
+		if (e2sr_find_first_zero_inode(fs->inode_map, a,
 							 b - 1, &at)) {
 			/* Inode and block bitmaps share one type. */
 			ext2fs_mark_block_bitmap_range2(ctx->live.named, a,
@@ -789,7 +789,7 @@ int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	    blk < fs->super->s_first_data_block || blk >= end ||
 	    count > end - blk)
 		return 0;
-	return ext2fs_find_first_zero_block_bitmap2(ctx->live.blocks, blk,
+	return e2sr_find_first_zero(ctx->live.blocks, blk,
 						    blk + count - 1, &at) != 0;
 }
 
@@ -825,7 +825,7 @@ int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,
 			return 1;
 		}
 		/* s is live: on past the live blocks of this run. */
-		if (ext2fs_find_first_zero_block_bitmap2(ctx->live.blocks, s,
+		if (e2sr_find_first_zero(ctx->live.blocks, s,
 							 e - 1, &s))
 			s = e;
 	}

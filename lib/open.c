@@ -237,7 +237,7 @@ static errcode_t load_metadata_blocks(struct e2sr_ctx *ctx)
 	/* Every metadata block must be in use in the block bitmap: run by run. */
 	blk = first;
 	while (e2sr_next_run(ctx->metadata_blocks, 1, &blk, last, &n)) {
-		if (!ext2fs_find_first_zero_block_bitmap2(fs->block_map, blk,
+		if (!e2sr_find_first_zero(fs->block_map, blk,
 							  n - 1, &free_at)) {
 			snprintf(ctx->detail, sizeof(ctx->detail),
 				 "metadata block %llu is marked free",

@@ -105,41 +105,6 @@ static void plan_cut_away(const struct e2sr_ctx *ctx,
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
 
-/*
- * The next run at or after *start, up to @last, of blocks set in @map
- * (@set) or clear: [*start, *end).  0 when there is none.
- */
-int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
-		  blk64_t last, blk64_t *end)
-{
-	errcode_t none;
-
-	if (*start > last)
-		return 0;
-	none = set ?
-	       ext2fs_find_first_set_block_bitmap2(map, *start, last, start) :
-	       ext2fs_find_first_zero_block_bitmap2(map, *start, last, start);
-	if (none)
-		return 0;
-	if (set ? ext2fs_find_first_zero_block_bitmap2(map, *start, last, end) :
-	    ext2fs_find_first_set_block_bitmap2(map, *start, last, end))
-		*end = last + 1;
-	return 1;
-}
-
-/* How many blocks of [first, last] are set, counted run by run. */
-blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
-			  blk64_t last)
-{
-	blk64_t start = first, end, n = 0;
-
-	while (e2sr_next_run(map, 1, &start, last, &end)) {
-		n += end - start;
-		start = end;
-	}
-	return n;
-}
-
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;

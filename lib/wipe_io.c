@@ -79,7 +79,7 @@ errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
 	blk64_t zero;
 	errcode_t err = check_place(ctx, blk, count);
 
-	if (!err && (!ext2fs_find_first_zero_block_bitmap2(ctx->fs->block_map,
+	if (!err && (!e2sr_find_first_zero(ctx->fs->block_map,
 							   blk, blk + count - 1,
 							   &zero) ||
 		     !e2sr_live_all(ctx, blk, count)))

@@ -141,3 +141,25 @@ cp "$T/plain.img" "$T/unclean.img"
 echo "ssv state 0" | dfs "$T/unclean.img"
 gate "gate: not clean" "$T/unclean.img"
 gate "gate: not clean, -f" "$T/unclean.img" -f
+
+# A block bitmap read as all zeros, in a filesystem of one group and no
+# checksums: libext2fs' rbtree bitmaps then answer "no zero bit" to a
+# search for one (found by fuzz_livemap); refused all the same.
+mkimg "$T/zero.img" 8M -t ext4 -b 1024 -O ^metadata_csum,^flex_bg
+canary "$T/keep" "GATE-ZERO-$$-token" 5000
+echo "write $T/keep keep" | dfs "$T/zero.img"
+zb=$(dumpe2fs "$T/zero.img" 2>/dev/null |
+	sed -n 's/^ *Block bitmap at \([0-9]*\).*/\1/p' | head -1)
+if [ "$(dumpe2fs -h "$T/zero.img" 2>/dev/null |
+	sed -n 's/^Block count: *//p')" -le 8192 ] && [ -n "$zb" ]; then
+	dd if=/dev/zero of="$T/zero.img" bs=1024 seek="$zb" count=1 \
+		conv=notrunc 2>/dev/null
+	gate "gate: block bitmap all zeros" "$T/zero.img"
+	if [ $((yrc & 8)) != 0 ]; then
+		pass "gate: block bitmap all zeros is refused"
+	else
+		fail "gate: block bitmap all zeros is refused" "-y exit $yrc"
+	fi
+else
+	fail "gate: block bitmap all zeros: corpus" "not one group"
+fi

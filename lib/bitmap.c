@@ -1,0 +1,96 @@
+/*
+ * bitmap.c --- runs of bits in libext2fs bitmaps, and the one fix the
+ * library needs for them.
+ *
+ * libext2fs 1.47.0's rbtree backend answers ext2fs_find_first_zero_*()
+ * with ENOENT ("no zero bit") when the bitmap has no bit set at all,
+ * where every bit of the range is zero (blkmap64_rb.c, rb_find_first_zero
+ * returns early on an empty tree).  A block bitmap read as all zeros is
+ * exactly the kind of lie e2secrm must catch, and with the library's
+ * answer it would pass as "all in use": every search for a zero bit goes
+ * through e2sr_find_first_zero() and e2sr_find_first_zero_inode().
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <errno.h>
+
+#include "e2secrm.h"
+
+/*
+ * The first zero bit of [start, end] of @map in *out, 0; ENOENT when
+ * every bit is set; as ext2fs_find_first_zero_block_bitmap2() otherwise.
+ */
+errcode_t e2sr_find_first_zero(ext2fs_block_bitmap map, blk64_t start,
+			       blk64_t end, blk64_t *out)
+{
+	blk64_t set;
+	errcode_t err;
+
+	err = ext2fs_find_first_zero_block_bitmap2(map, start, end, out);
+	if (err != ENOENT)
+		return err;
+	/* No bit set in the range: its first bit is zero. */
+	if (ext2fs_find_first_set_block_bitmap2(map, start, end, &set) ==
+	    ENOENT) {
+		*out = start;
+		return 0;
+	}
+	return ENOENT;
+}
+
+/* The same for an inode bitmap. */
+errcode_t e2sr_find_first_zero_inode(ext2fs_inode_bitmap map,
+				     ext2_ino_t start, ext2_ino_t end,
+				     ext2_ino_t *out)
+{
+	ext2_ino_t set;
+	errcode_t err;
+
+	err = ext2fs_find_first_zero_inode_bitmap2(map, start, end, out);
+	if (err != ENOENT)
+		return err;
+	if (ext2fs_find_first_set_inode_bitmap2(map, start, end, &set) ==
+	    ENOENT) {
+		*out = start;
+		return 0;
+	}
+	return ENOENT;
+}
+
+/*
+ * The next run at or after *start, up to @last, of blocks set in @map
+ * (@set) or clear: [*start, *end).  0 when there is none.
+ */
+int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
+		  blk64_t last, blk64_t *end)
+{
+	errcode_t none;
+
+	if (*start > last)
+		return 0;
+	none = set ?
+	       ext2fs_find_first_set_block_bitmap2(map, *start, last, start) :
+	       e2sr_find_first_zero(map, *start, last, start);
+	if (none)
+		return 0;
+	if (set ? e2sr_find_first_zero(map, *start, last, end) :
+	    ext2fs_find_first_set_block_bitmap2(map, *start, last, end))
+		*end = last + 1;
+	return 1;
+}
+
+/* How many blocks of [first, last] are set, counted run by run. */
+blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
+			  blk64_t last)
+{
+	blk64_t start = first, end, n = 0;
+
+	while (e2sr_next_run(map, 1, &start, last, &end)) {
+		n += end - start;
+		start = end;
+	}
+	return n;
+}
+
