@@ -342,8 +342,11 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 		h->owners = 1;
 	}
 	if (fs->block_map) {
+		/* A tag's block number is the journal's word: check it. */
 		for (i = 0; i < h->n; i++)
 			if (h->v[i].kind == E2SR_JK_UNKNOWN &&
+			    h->v[i].fs_block >= fs->super->s_first_data_block &&
+			    h->v[i].fs_block < ext2fs_blocks_count(fs->super) &&
 			    !ext2fs_test_block_bitmap2(fs->block_map,
 						       h->v[i].fs_block))
 				h->v[i].kind = E2SR_JK_FREE;

@@ -575,6 +575,14 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	if (err)
 		return err;
 
+	/*
+	 * Descriptors first, as e2fsck does: reading the bitmaps of groups
+	 * whose descriptors point anywhere makes libext2fs mark blocks
+	 * outside the filesystem (and say so on stderr).
+	 */
+	err = ext2fs_check_desc(ctx->fs);
+	if (err)
+		return err;
 	/* Free-block sets of large filesystems are sparse. */
 	ctx->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 	err = ext2fs_read_bitmaps(ctx->fs);
