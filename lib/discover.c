@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "crc32c.h"
 #include "fast_commit.h"
 
 /* One record version found in the journal. */
@@ -133,7 +134,7 @@ static int load_record(struct discover *d, ext2_ino_t ino, unsigned int off,
 	if (!d->inode->i_mode && !d->inode->i_flags)
 		return -1;		/* never used */
 	if (!len && ext2fs_has_feature_metadata_csum(fs->super) &&
-	    !ext2fs_inode_csum_verify(fs, ino, d->inode))
+	    !e2sr_inode_csum_ok(fs, ino, d->inode))
 		return -1;
 	return 0;
 }
@@ -142,18 +143,18 @@ static __u32 map_crc(const struct ext2_inode_large *inode)
 {
 	__u32 crc;
 
-	crc = ext2fs_crc32c_le(~0U, (const unsigned char *)inode->i_block,
+	crc = e2sr_crc32c_le(~0U, (const unsigned char *)inode->i_block,
 			       sizeof(inode->i_block));
-	crc = ext2fs_crc32c_le(crc, (const unsigned char *)&inode->i_flags,
+	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_flags,
 			       sizeof(inode->i_flags));
-	crc = ext2fs_crc32c_le(crc, (const unsigned char *)&inode->i_blocks,
+	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_blocks,
 			       sizeof(inode->i_blocks));
-	crc = ext2fs_crc32c_le(crc, (const unsigned char *)&inode->i_size,
+	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_size,
 			       sizeof(inode->i_size));
-	crc = ext2fs_crc32c_le(crc,
+	crc = e2sr_crc32c_le(crc,
 			       (const unsigned char *)&inode->i_size_high,
 			       sizeof(inode->i_size_high));
-	return ext2fs_crc32c_le(crc,
+	return e2sr_crc32c_le(crc,
 				(const unsigned char *)&inode->i_file_acl,
 				sizeof(inode->i_file_acl));
 }

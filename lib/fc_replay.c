@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "e2secrm.h"
+#include "crc32c.h"
 #include "fc_replay.h"
 
 #define TL_SIZE			E2SR_FC_TL_SIZE
@@ -140,13 +141,13 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 		case E2SR_FC_TAG_INODE:
 		case E2SR_FC_TAG_PAD:
 			s->cur_tag++;
-			s->crc = ext2fs_crc32c_le(s->crc, b + off,
+			s->crc = e2sr_crc32c_le(s->crc, b + off,
 						  TL_SIZE + len);
 			break;
 		case E2SR_FC_TAG_TAIL:
 			s->cur_tag++;
 			/* tl and fc_tid, not fc_crc */
-			s->crc = ext2fs_crc32c_le(s->crc, b + off, TL_SIZE + 4);
+			s->crc = e2sr_crc32c_le(s->crc, b + off, TL_SIZE + 4);
 			if (get_le32(v) != s->expected_tid ||
 			    get_le32(v + 4) != s->crc) {
 				s->crc = 0;
@@ -168,7 +169,7 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 				return 0;
 			}
 			s->cur_tag++;
-			s->crc = ext2fs_crc32c_le(s->crc, b + off,
+			s->crc = e2sr_crc32c_le(s->crc, b + off,
 						  TL_SIZE + len);
 			break;
 		default:

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "crc32c.h"
 
 /* Inode table blocks read per scan step: large sequential reads. */
 #define SCAN_BUFFER_BLOCKS	256
@@ -165,7 +166,7 @@ static errcode_t scan_group_tail(struct e2sr_ctx *ctx, dgrp_t group,
 						(struct ext2_inode *)inode))
 					continue;
 				if (ext2fs_has_feature_metadata_csum(fs->super)
-				    && !ext2fs_inode_csum_verify(fs,
+				    && !e2sr_inode_csum_ok(fs,
 						group * ipg + idx + 1, inode))
 					continue;
 				err = record_file(ctx, group * ipg + idx + 1,

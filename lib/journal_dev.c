@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "crc32c.h"
 #include "journal.h"
 
 /* The largest run one read asks for. */
@@ -417,7 +418,7 @@ errcode_t e2sr_journal_write_sb(struct e2sr_journal *j, __u32 sequence,
 	put_be32(p + JSB_OFF(s_errno), (__u32)errno_val);
 	if (j->jsb.csum_version) {
 		put_be32(p + JSB_OFF(s_checksum), 0);
-		crc = ext2fs_crc32c_le(~0U, p, E2SR_JBD2_SB_SIZE);
+		crc = e2sr_crc32c_le(~0U, p, E2SR_JBD2_SB_SIZE);
 		put_be32(p + JSB_OFF(s_checksum), crc);
 	}
 	err = io_channel_write_blk64(j->io,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "crc32c.h"
 #include "jbd2.h"
 
 /* The offsets the code relies on, checked against the documented ones. */
@@ -69,9 +70,9 @@ static __u32 csum_with_hole(__u32 seed, const unsigned char *p, size_t len,
 	static const unsigned char zero[4];
 	__u32 crc;
 
-	crc = ext2fs_crc32c_le(seed, p, hole);
-	crc = ext2fs_crc32c_le(crc, zero, sizeof(zero));
-	return ext2fs_crc32c_le(crc, p + hole + 4, len - hole - 4);
+	crc = e2sr_crc32c_le(seed, p, hole);
+	crc = e2sr_crc32c_le(crc, zero, sizeof(zero));
+	return e2sr_crc32c_le(crc, p + hole + 4, len - hole - 4);
 }
 
 /*
@@ -151,7 +152,7 @@ errcode_t e2sr_jsb_parse(const void *buf, size_t len,
 		if (csum_with_hole(~0U, p, E2SR_JBD2_SB_SIZE,
 				   SB_OFF(s_checksum)) != j.checksum)
 			bad_csum = 1;
-		j.csum_seed = ext2fs_crc32c_le(~0U, j.uuid, sizeof(j.uuid));
+		j.csum_seed = e2sr_crc32c_le(~0U, j.uuid, sizeof(j.uuid));
 		j.tail_bytes = sizeof(struct e2sr_jbd2_block_tail);
 	}
 
@@ -289,9 +290,9 @@ errcode_t e2sr_jtag_csum_ok(const struct e2sr_jsb *jsb, __u32 sequence,
 	if (!jsb->csum_version)
 		return 0;	/* no data checksums in this journal */
 	seq_be = ext2fs_cpu_to_be32(sequence);
-	crc = ext2fs_crc32c_le(jsb->csum_seed, (const unsigned char *)&seq_be,
+	crc = e2sr_crc32c_le(jsb->csum_seed, (const unsigned char *)&seq_be,
 			       sizeof(seq_be));
-	crc = ext2fs_crc32c_le(crc, data, jsb->blocksize);
+	crc = e2sr_crc32c_le(crc, data, jsb->blocksize);
 	if (jsb->csum_version == 2)
 		return (crc & 0xFFFF) == (tag_csum & 0xFFFF) ?
 			0 : E2SR_ERR_JOURNAL_BAD_CSUM;
