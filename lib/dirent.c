@@ -12,6 +12,10 @@
  * never touched, and neither are htree index blocks, whose bytes would
  * parse as removed entries.
  *
+ * Only directories whose blocks hold bytes past their entries are read:
+ * the live set (livemap.c) reads every directory block once and notes
+ * them; a directory of zeros past its entries has no name to wipe.
+ *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
@@ -354,6 +358,19 @@ static errcode_t add_name_dir(struct e2sr_plan *plan, ext2_ino_t dir)
 	return 0;
 }
 
+/*
+ * Whether @dir can hold a removed name: as the live set's read of every
+ * directory block found, or, without a complete live set, always.
+ */
+static int may_hold_names(const struct e2sr_ctx *ctx, ext2_ino_t dir)
+{
+	const struct e2sr_livemap *lm = &ctx->live;
+
+	if (!lm->complete || !lm->residue_dirs)
+		return 1;
+	return ext2fs_test_inode_bitmap2(lm->residue_dirs, dir);
+}
+
 /* Count the names to wipe and note the directories that hold them. */
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 {
@@ -375,6 +392,8 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
+		if (!may_hold_names(ctx, ctx->inv.dirs[i]))
+			continue;
 		before = w.found;
 		err = walk_dir(&w, ctx->inv.dirs[i]);
 		if (err == EXT2_ET_NO_MEMORY)

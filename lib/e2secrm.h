@@ -202,6 +202,7 @@ struct e2sr_dirrun {
 	blk64_t			pblk;
 	__u32			len;
 	ext2_ino_t		dir;
+	int			htree;		/* the directory is indexed */
 };
 
 /*
@@ -214,6 +215,7 @@ struct e2sr_livemap {
 	ext2fs_block_bitmap	blocks;		/* maps, metadata, journal */
 	ext2fs_block_bitmap	ea_blocks;	/* EA blocks among them */
 	ext2fs_inode_bitmap	named;		/* named by a live entry */
+	ext2fs_inode_bitmap	residue_dirs;	/* bytes past their entries */
 	struct e2sr_dirrun	*dirruns;	/* live directories' blocks */
 	size_t			dirrun_count;
 	size_t			dirrun_alloc;

@@ -94,6 +94,8 @@ void e2sr_livemap_free(struct e2sr_livemap *lm)
 		ext2fs_free_block_bitmap(lm->ea_blocks);
 	if (lm->named)
 		ext2fs_free_inode_bitmap(lm->named);
+	if (lm->residue_dirs)
+		ext2fs_free_inode_bitmap(lm->residue_dirs);
 	free(lm->dirruns);
 	free(lm->inline_dirs);
 	free(lm->buf);
@@ -118,6 +120,7 @@ static errcode_t add_dirrun(struct live_walk *w, blk64_t pblk, blk64_t len)
 	r->pblk = pblk;
 	r->len = len;
 	r->dir = w->ino;
+	r->htree = !!(w->inode->i_flags & EXT2_INDEX_FL);
 	return 0;
 }
 
@@ -373,6 +376,8 @@ static errcode_t add_inline_dir(struct e2sr_livemap *lm, ext2_ino_t ino)
 		lm->inline_alloc = n;
 	}
 	lm->inline_dirs[lm->inline_count++] = ino;
+	/* Their slack is not read here: the names plan reads them all. */
+	ext2fs_mark_inode_bitmap2(lm->residue_dirs, ino);
 	return 0;
 }
 
@@ -397,6 +402,9 @@ errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx)
 	if (!err)
 		err = ext2fs_allocate_inode_bitmap(fs, "inodes named",
 						   &lm->named);
+	if (!err)
+		err = ext2fs_allocate_inode_bitmap(fs, "dirs with residue",
+						   &lm->residue_dirs);
 	if (!err)
 		err = ext2fs_get_mem(3 * (size_t)fs->blocksize, &lm->buf);
 	if (err)
@@ -517,15 +525,51 @@ static errcode_t named(struct e2sr_ctx *ctx, struct name_list *nl,
 }
 
 /*
+ * Whether the bytes of an entry past its name, up to its rec_len, hold
+ * anything: a removed entry merged into it, or a stale name left by an
+ * htree split.  Zeros are what the kernel leaves since it wipes removed
+ * entries; the checksum tail and an htree's index (the root's behind
+ * "..", a node's behind one empty entry spanning the block) are not
+ * residue.  Only directories with residue are read again by the names
+ * plan (dirent.c), so a false "yes" costs a read and a false "no" would
+ * leave a name: when unsure, say yes.
+ */
+static int entry_residue(ext2_filsys fs, const struct ext2_dir_entry *de,
+			 unsigned int rec_len, unsigned int off,
+			 const char *buf, int htree)
+{
+	unsigned int bs = fs->blocksize, len = ext2fs_dirent_name_len(de);
+	unsigned int used, i;
+
+	if (!de->inode && len)
+		return 1;		/* a first entry removed, name kept */
+	if (ext2fs_has_feature_metadata_csum(fs->super) && !de->inode &&
+	    off == bs - 12 && rec_len == 12 && !len)
+		return 0;		/* the checksum tail */
+	if (htree && !de->inode && off == 0 && rec_len == bs)
+		return 0;		/* an index node */
+	if (htree && off == 12 && len == 2 && rec_len == bs - 12)
+		return 0;		/* the index root behind ".." */
+	used = (de->inode || len) ? ((8 + len + 3) & ~3U) : 8;
+	for (i = off + used; i < off + rec_len; i++)
+		if (buf[i])
+			return 1;
+	return 0;
+}
+
+/*
  * The entries of one directory block, along the rec_len chain.  Its
  * checksum is not ours to judge, but a chain that breaks hides names.
  */
 static errcode_t dir_block(struct e2sr_ctx *ctx, struct name_list *nl,
-			   ext2_ino_t dir, blk64_t blk, char *buf)
+			   const struct e2sr_dirrun *r, blk64_t blk, char *buf)
 {
 	ext2_filsys fs = ctx->fs;
 	struct ext2_dir_entry de;
 	unsigned int off = 0, rec_len, bs = fs->blocksize;
+	ext2_ino_t dir = r->dir;
+	int residue = nl->want ||
+		      ext2fs_test_inode_bitmap2(ctx->live.residue_dirs, dir);
 	errcode_t err;
 
 	while (off + 8 <= bs) {
@@ -544,6 +588,11 @@ static errcode_t dir_block(struct e2sr_ctx *ctx, struct name_list *nl,
 			err = named(ctx, nl, dir, de.inode);
 			if (err)
 				return err;
+		}
+		if (!residue && entry_residue(fs, &de, rec_len, off, buf,
+					      r->htree)) {
+			ext2fs_mark_inode_bitmap2(ctx->live.residue_dirs, dir);
+			residue = 1;
 		}
 		off += rec_len;
 	}
@@ -596,7 +645,7 @@ static errcode_t read_dirs(struct e2sr_ctx *ctx, struct name_list *nl)
 				break;
 			}
 			for (b = 0; !err && b < n; b++)
-				err = dir_block(ctx, nl, r->dir,
+				err = dir_block(ctx, nl, r,
 						r->pblk + pos + b,
 						buf + b * fs->blocksize);
 		}
