@@ -260,7 +260,7 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	c.records = p->inode_count;
 	c.journal = p->journal_count;
 	c.all_free = p->free_all ? p->free_count : 0;
-	c.unwritten = p->free_all ? p->unwritten_count : 0;
+	c.unwritten = p->unwritten_count;
 	c.free_records = p->free_inodes;
 	c.itable = p->itable_blocks;
 	put_counts("found", &c);
@@ -286,6 +286,13 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 			fprintf(json_out, "%s{\"inode\": %u, \"generation\": %u}",
 				n++ ? ", " : "", f->ino, f->generation);
 	}
+	fprintf(json_out, "],\n  \"unwritten_extents\": [");
+	for (i = 0; i < p->unwritten_runs; i++)
+		fprintf(json_out, "%s{\"inode\": %u, \"logical\": %" PRIu64
+			", \"block\": %" PRIu64 ", \"blocks\": %u}",
+			i ? ", " : "", p->unwritten[i].ino,
+			(uint64_t)p->unwritten[i].lblk,
+			(uint64_t)p->unwritten[i].pblk, p->unwritten[i].len);
 	fprintf(json_out, "],\n  \"left_for_e2fsck\": %zu,\n", p->left);
 	fprintf(json_out, "  \"timings\": {\"open\": %.3f, \"scan\": %.3f, "
 		"\"wipe\": %.3f, \"total\": %.3f, \"wipe_stages\": "

@@ -212,6 +212,38 @@ static void print_journal_plan(const struct e2sr_ctx *ctx,
 		       n);
 }
 
+/*
+ * -v: the unwritten runs planned, by file: logical and physical blocks
+ * (at most 12 runs a file).
+ */
+static void print_unwritten_plan(const struct e2sr_ctx *ctx,
+				 const struct cmd_opts *o)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	size_t i, n = 0;
+
+	for (i = 0; i < plan->unwritten_runs; i++) {
+		const struct e2sr_unwritten *u = &plan->unwritten[i];
+
+		if (!i || u->ino != plan->unwritten[i - 1].ino) {
+			if (n > 12)
+				printf(" and %zu more", n - 12);
+			printf("%s%s: inode %u: unwritten", i ? "\n" : "",
+			       o->device, u->ino);
+			n = 0;
+		}
+		if (n++ < 12)
+			printf(" logical %" PRIu64 "-%" PRIu64 " block %"
+			       PRIu64 "-%" PRIu64 " (%u)", (uint64_t)u->lblk,
+			       (uint64_t)(u->lblk + u->len - 1),
+			       (uint64_t)u->pblk,
+			       (uint64_t)(u->pblk + u->len - 1), u->len);
+	}
+	if (n > 12)
+		printf(" and %zu more", n - 12);
+	printf("\n");
+}
+
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_plan *plan = &ctx->plan;
@@ -266,7 +298,7 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	print_blocks("stale journal copies", plan->journal_count, bs);
 	if (plan->free_all)
 		print_blocks("all free blocks", plan->free_count, bs);
-	if (plan->free_all && plan->unwritten_count)
+	if (plan->unwritten_count)
 		print_blocks("unwritten extents", plan->unwritten_count, bs);
 	if (ctx->sanitize & E2SR_FREE_INODES)
 		printf("  %-24s %10zu records %13" PRIu64 " blocks\n",
@@ -274,6 +306,8 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       (uint64_t)plan->itable_blocks);
 	if (o->verbose && plan->journal_count)
 		print_journal_plan(ctx, o);
+	if (o->verbose && plan->unwritten_runs)
+		print_unwritten_plan(ctx, o);
 }
 
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
@@ -293,7 +327,7 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	print_blocks("stale journal copies", st->journal_wiped, bs);
 	if (ctx->plan.free_all)
 		print_blocks("all free blocks", st->free_wiped, bs);
-	if (ctx->plan.free_all && ctx->plan.unwritten_count)
+	if (ctx->plan.unwritten_count)
 		print_blocks("unwritten extents", st->unwritten_wiped, bs);
 	if (ctx->sanitize & E2SR_FREE_INODES)
 		printf("  %-24s %10zu records %13" PRIu64 " blocks\n",

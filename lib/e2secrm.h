@@ -189,7 +189,10 @@ struct e2sr_plan {
 	size_t			journal_alloc;
 	int			free_all;	/* wipe every free block too */
 	blk64_t			free_count;	/* free blocks in the bitmap */
-	blk64_t			unwritten_count; /* blocks, with free_all */
+	blk64_t			unwritten_count; /* blocks in the runs: */
+	struct e2sr_unwritten	*unwritten;	/* unwritten extents of */
+	size_t			unwritten_runs;	/* live files to zero, */
+	size_t			unwritten_alloc; /* by file */
 	struct e2sr_itable_run	*itable;	/* --free-inodes: blocks */
 	size_t			itable_runs;	/* with residue, sorted */
 	size_t			itable_alloc;
@@ -384,6 +387,7 @@ int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,
 blk64_t e2sr_free_count(const struct e2sr_ctx *ctx);
 
 /* unwritten.c */
+errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx);
 errcode_t e2sr_unwritten_add(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			     const struct ext2_inode *inode,
 			     const struct ext2fs_extent *ext);

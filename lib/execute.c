@@ -1,12 +1,14 @@
 /*
  * execute.c --- carrying out a plan in crash-safe order.
  *
- * Freed data and metadata blocks first, then a flush; then removed
- * directory entries and the inode records, then a flush; then the stale
- * journal copies, then a flush.  Each phase's targets are the map to the
- * earlier ones: a run cut before a phase leaves what a re-run follows to
- * the same blocks, and a cut anywhere leaves a consistent filesystem,
- * because nothing written here is in use.
+ * Freed data and metadata blocks first, then a flush (and, when planned,
+ * all free space and the unwritten extents of live files, each flushed);
+ * then removed directory entries and the inode records, then a flush;
+ * then the stale journal copies, then a flush.  Each phase's targets are
+ * the map to the earlier ones: a run cut before a phase leaves what a
+ * re-run follows to the same blocks, and a cut anywhere leaves a
+ * consistent filesystem, because nothing written here is in use but
+ * unwritten extents, which read as zeros before and after.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -114,7 +116,7 @@ errcode_t e2sr_execute_check(struct e2sr_ctx *ctx)
 	err = check_runs(ctx, plan->data_blocks);
 	if (!err)
 		err = check_runs(ctx, plan->meta_blocks);
-	if (!err && plan->free_all)
+	if (!err && plan->unwritten_runs)
 		err = e2sr_unwritten_check(ctx);
 	if (err)
 		return err;
@@ -159,12 +161,13 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 		return E2SR_ERR_READ_ONLY;
 	err = wipe_blocks(ctx);
 	phase_done(&st->time_blocks, &t);
-	if (!err && ctx->plan.free_all) {
+	if (!err && ctx->plan.free_all)
 		err = e2sr_wipe_free(ctx, &st->free_wiped);
-		if (!err)
-			err = e2sr_unwritten_wipe(ctx, &st->unwritten_wiped);
+	/* Live files' blocks: no later phase is a map to them. */
+	if (!err && ctx->plan.unwritten_runs)
+		err = e2sr_unwritten_wipe(ctx, &st->unwritten_wiped);
+	if (ctx->plan.free_all || ctx->plan.unwritten_runs)
 		phase_done(&st->time_free, &t);
-	}
 	if (err)
 		return err;
 	err = scrub_inodes(ctx);

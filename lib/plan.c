@@ -28,6 +28,7 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 	free(plan->name_dirs);
 	free(plan->journal);
 	free(plan->itable);
+	free(plan->unwritten);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -35,7 +36,7 @@ int e2sr_plan_empty(const struct e2sr_plan *plan)
 {
 	return !plan->data_count && !plan->meta_count && !plan->inode_count &&
 	       !plan->name_count && !plan->journal_count && !plan->free_all &&
-	       !plan->free_inodes;
+	       !plan->free_inodes && !plan->unwritten_count;
 }
 
 static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
@@ -175,9 +176,11 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	    ((ctx->sanitize & E2SR_FREE_IF_LOST) && plan->unrecoverable)) {
 		plan->free_all = 1;
 		plan->free_count = e2sr_free_count(ctx);
-		/* Allocated, but holding someone's old bytes. */
-		plan->unwritten_count = e2sr_unwritten_blocks(&ctx->inv);
 	}
+	/* Allocated, but holding old bytes: +s files', or all, as above. */
+	err = e2sr_unwritten_plan(ctx);
+	if (err)
+		return err;
 	plan->data_count = e2sr_bitmap_count(plan->data_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);

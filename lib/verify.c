@@ -132,23 +132,22 @@ static errcode_t check_random(struct e2sr_ctx *ctx)
 	return err;
 }
 
-/* Unwritten extents zeroed under --all-free (random runs are noted). */
+/* Unwritten extents: zeroed whatever the method. */
 static errcode_t verify_unwritten(struct e2sr_ctx *ctx)
 {
-	const struct e2sr_inventory *inv = &ctx->inv;
+	const struct e2sr_plan *plan = &ctx->plan;
 	size_t chunk = 256, i;
 	unsigned char *buf;
 	errcode_t err = 0;
 
-	if (!ctx->plan.free_all || !inv->unwritten_count ||
-	    ctx->method == E2SR_METHOD_RANDOM)
+	if (!plan->unwritten_runs)
 		return 0;
 	buf = malloc(chunk * ctx->fs->blocksize);
 	if (!buf)
 		return EXT2_ET_NO_MEMORY;
-	for (i = 0; !err && i < inv->unwritten_count; i++)
-		err = check_zero(ctx, ctx->fs->io, inv->unwritten[i].pblk,
-				 inv->unwritten[i].len, buf, chunk);
+	for (i = 0; !err && i < plan->unwritten_runs; i++)
+		err = check_zero(ctx, ctx->fs->io, plan->unwritten[i].pblk,
+				 plan->unwritten[i].len, buf, chunk);
 	free(buf);
 	return err;
 }

@@ -463,12 +463,14 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
  * The blocks of an unwritten extent of a live file (unwritten.c has just
  * found it in the file's tree again): allocated by both sources, the
  * bitmap and the live set, and never the filesystem's own metadata or
- * the journal.
+ * the journal.  Zeros, whatever the method: the file reads zeros there,
+ * and zeros on disk are how the next run knows the range is done.
  */
 errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count)
 {
 	ext2_filsys fs = ctx->fs;
+	enum e2sr_method method = ctx->method;
 	blk64_t n;
 	errcode_t err;
 
@@ -478,14 +480,19 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 	if (err)
 		return err;
 	err = wbuf_get(ctx);
+	if (err)
+		return err;
+	if (method == E2SR_METHOD_RANDOM) {
+		memset(ctx->wbuf, 0, ctx->wbuf_blocks * fs->blocksize);
+		ctx->method = E2SR_METHOD_ZERO;
+	}
 	while (!err && count) {
 		n = count < ctx->wbuf_blocks ? count : ctx->wbuf_blocks;
 		err = put_run(ctx, fs->io, blk, n);
 		blk += n;
 		count -= n;
 	}
-	if (ctx->method == E2SR_METHOD_RANDOM)
-		memset(ctx->wbuf, 0, ctx->wbuf_blocks * fs->blocksize);
+	ctx->method = method;
 	return err;
 }
 

@@ -83,8 +83,9 @@ if [ $? != 0 ]; then
 fi
 
 # A rich run: deleted +s files (one with a depth-1 extent tree, one
-# renamed), a truncated live +s file, a +s directory; names, records,
-# freed blocks and journal copies to wipe.
+# renamed), a truncated live +s file with a zeroed (unwritten) range, a
+# +s directory; names, records, freed blocks, unwritten extents and
+# journal copies to wipe.
 B=$T/base.img
 mkimg "$B" 32M -t ext4 -b 1024
 kmount "$B" || { fail "interrupt: mount" "mount failed"; exit 0; }
@@ -105,6 +106,7 @@ while [ $i -lt 120 ]; do
 	i=$((i + 1))
 done
 sync
+fallocate -z -o 10240 -l 20480 "$M/t.bin"
 i=0
 while [ $i -lt 120 ]; do
 	rm "$M/frag$i"

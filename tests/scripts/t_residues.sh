@@ -16,7 +16,7 @@
 # RES_ONLY="1 16" runs only the scenarios named.
 . "$(dirname "$0")/../lib.sh"
 
-SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16"
+SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 26 27"
 COLS="pre dry wipe secret keep free fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -640,6 +640,70 @@ sc15() {
 	finish
 }
 
+# unwr PATH LBLK TOKEN: the extent of PATH at logical block LBLK is
+# unwritten (debugfs ex says Uninit) and its block still holds TOKEN.
+unwr() {
+	pb=$(debugfs -R "ex /$1" "$img" 2>/dev/null | awk -v l="$2" '
+		/Uninit/ {
+			for (i = 1; i < NF; i++) if ($(i + 1) == "-") {
+				if ($i + 0 <= l + 0 && $(i + 2) + 0 >= l + 0)
+					print $(i + 3) + l - $i
+				break
+			}
+		}' | head -1)
+	[ -n "$pb" ] || { echo "; logical block $2 of $1 is not unwritten"; return; }
+	dd if="$img" bs=4096 skip="$pb" count=1 status=none | grep -aq -- "$3" ||
+		echo "; unwritten block $pb of $1 does not hold $3"
+}
+
+# 26. fallocate --zero-range over the middle of a live +s file: the range
+# becomes unwritten in place, reads as zeros, the old bytes stay in it.
+sc26() {
+	begin 26 "zero-range on live +s" "" -t ext4 -b 4096 || return
+	common
+	KA=$(tk KEEP-ZHEAD) S=$(tk SECRET-ZERO) KB=$(tk KEEP-ZTAIL)
+	f=$M/zr.bin
+	{ piece "$KA" 131072; piece "$S" 262144; piece "$KB" 131072; } >"$f"
+	chattr +s "$f"
+	sync
+	fallocate -z -o 131072 -l 262144 "$f"
+	sync
+	live zr.bin
+	cycle || { bad pre "remount" "remount failed"; return; }
+	e=$(unwr zr.bin 32 "$S")$(unwr zr.bin 95 "$S")
+	[ -z "$e" ] || pre_err="$pre_err$e"
+	keep "$KA"
+	keep "$KB"
+	secret "$S"
+	finish
+}
+
+# 27. A live +s file's tail truncated, then fallocate --keep-size past
+# EOF: the freed tail blocks come back to the file as unwritten, with the
+# old bytes in them.
+sc27() {
+	begin 27 "keep-size prealloc" "" -t ext4 -b 4096 || return
+	common
+	K=$(tk KEEP-PHEAD) S=$(tk SECRET-PTAIL)
+	f=$M/pre.bin
+	{ piece "$K" 65536; piece "$S" 262144; } >"$f"
+	chattr +s "$f"
+	sync
+	truncate -s 65536 "$f"
+	sync
+	fallocate --keep-size -o 65536 -l 262144 "$f"
+	sync
+	live pre.bin
+	cycle || { bad pre "remount" "remount failed"; return; }
+	[ "$(stat -c %s "$f")" = 65536 ] ||
+		pre_err="$pre_err; pre.bin is not 65536 bytes"
+	e=$(unwr pre.bin 16 "$S")$(unwr pre.bin 79 "$S")
+	[ -z "$e" ] || pre_err="$pre_err$e"
+	keep "$K"
+	secret "$S"
+	finish
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -665,6 +729,8 @@ want 13 && sc13
 want 14 && sc14
 want 15 && sc15
 want 16 && sc16
+want 26 && sc26
+want 27 && sc27
 
 t_end=$(date +%s)
 echo

@@ -277,6 +277,96 @@ static void test_ext4_unwritten(void **state)
 	e2sr_ctx_free(ctx);
 }
 
+/* Put @len bytes of 0xa5 at the start of block @blk of the image. */
+static void dirty_block(const char *img, blk64_t blk, size_t len)
+{
+	unsigned char junk[64];
+	FILE *f;
+
+	memset(junk, 0xa5, sizeof(junk));
+	assert_true(len <= sizeof(junk));
+	f = fopen(img, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseeko(f, (off_t)blk * 4096, SEEK_SET), 0);
+	assert_int_equal(fwrite(junk, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/*
+ * A live +s file's unwritten extent: planned by default, but only the
+ * blocks that do not read as zeros; another file's only with --all-free,
+ * and then whole.  After the wipe nothing is planned again.
+ */
+static void test_live_unwritten(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fb, fp;
+	struct e2sr_ctx *ctx;
+	const struct e2sr_unwritten *u;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	put_file(t, "u", 4096);
+	put_file(t, "p", 4096);
+	assert_int_equal(testimg_debugfs(t, "fallocate u 4 11\n"
+					    "fallocate p 4 11\n"), 0);
+	get_file_blocks(t->img, "u", &fb);
+	get_file_blocks(t->img, "p", &fp);
+	assert_int_equal(fb.nmapped, 9);
+	set_secrm(t, "u", fb.flags);
+
+	/* Fresh blocks read as zeros: nothing to do. */
+	ctx = scan(t->img);
+	check_plan(ctx, 0, 0, 0);
+	assert_int_equal(ctx->plan.unwritten_count, 0);
+	e2sr_ctx_free(ctx);
+
+	dirty_block(t->img, fb.data[5], 1);
+	dirty_block(t->img, fb.data[6], 64);
+	dirty_block(t->img, fb.data[9], 1);
+	dirty_block(t->img, fp.data[7], 1);
+	ctx = scan(t->img);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_false(e2sr_plan_empty(&ctx->plan));
+	assert_int_equal(ctx->plan.unwritten_count, 3);
+	assert_int_equal(ctx->plan.unwritten_runs, 2);
+	u = &ctx->plan.unwritten[0];
+	assert_int_equal(u->ino, fb.ino);
+	assert_int_equal(u->lblk, 5);
+	assert_int_equal(u->pblk, fb.data[5]);
+	assert_int_equal(u->len, 2);
+	u = &ctx->plan.unwritten[1];
+	assert_int_equal(u->lblk, 9);
+	assert_int_equal(u->pblk, fb.data[9]);
+	assert_int_equal(u->len, 1);
+	assert_int_equal(e2sr_execute_check(ctx), 0);
+	e2sr_ctx_free(ctx);
+
+	/* --all-free: every live file's, whole, read or not. */
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	ctx->sanitize = E2SR_FREE_ALL;
+	assert_int_equal(e2sr_open(ctx, t->img, E2SR_OPEN_RDONLY), 0);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(ctx->plan.unwritten_count, 16);
+	e2sr_ctx_free(ctx);
+
+	/* The wipe: zeros; the next plan has nothing of them. */
+	ctx = open_img(t->img, 0);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(e2sr_execute_check(ctx), 0);
+	assert_int_equal(e2sr_execute(ctx), 0);
+	assert_int_equal(ctx->stats.unwritten_wiped, 3);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	ctx = scan(t->img);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(ctx->plan.unwritten_count, 0);
+	e2sr_ctx_free(ctx);
+	assert_int_equal(testimg_run("e2fsck -fn %s >/dev/null 2>&1", t->img),
+			 0);
+}
+
 /* ext3 at 1k blocks: indirect, double indirect and its indirect block. */
 static void test_ext3_indirect(void **state)
 {
@@ -507,6 +597,7 @@ int main(void)
 		T(test_ext4_tree_block),
 		T(test_ext4_shared_leaf),
 		T(test_ext4_unwritten),
+		T(test_live_unwritten),
 		T(test_ext3_indirect),
 		T(test_live),
 		T(test_unflagged),
