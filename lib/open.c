@@ -343,10 +343,36 @@ static errcode_t reopen_ro(struct e2sr_ctx *ctx, io_manager manager)
 }
 
 /* What must hold before anything is written, and again after a reopen. */
+/*
+ * What libext2fs' open leaves to e2fsck's check_super_block and the
+ * library then trusts: the first data block.  With any other value the
+ * superblock and descriptors lie where nobody reads them, and the
+ * library's own ext2fs_check_desc() marks blocks past the end.
+ */
+static errcode_t check_geometry(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct ext2_super_block *sb = fs->super;
+	blk64_t want = (sb->s_log_block_size == 0 &&
+			EXT2FS_CLUSTER_RATIO(fs) == 1) ? 1 : 0;
+
+	if (sb->s_first_data_block != want) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "first data block %u, should be %llu",
+			 sb->s_first_data_block, (unsigned long long)want);
+		return E2SR_ERR_BAD_GEOMETRY;
+	}
+	return 0;
+}
+
 static errcode_t check_fs(struct e2sr_ctx *ctx, int before_replay)
 {
 	struct ext2_super_block *sb = ctx->fs->super;
 	errcode_t err;
+
+	err = check_geometry(ctx);
+	if (err)
+		return err;
 
 	if (ext2fs_has_feature_journal_dev(sb))
 		return E2SR_ERR_JOURNAL_DEV;

@@ -789,6 +789,12 @@ done
 cp "$TB" "$T/gz.img"
 head -c 1024 /dev/zero | put "$T/gz.img" 2048
 case_run "group descriptor block zeroed" refused "$T/gz.img"
+# The first data block moved to the end (found by fuzz_image): libext2fs
+# opens it, and its own descriptor check marks blocks past the end.
+cp "$TB" "$T/fdb.img"
+debugfs -w -R "ssv first_data_block $(($(dumpe2fs -h "$TB" 2>/dev/null |
+	sed -n 's/^Block count: *//p') - 1))" "$T/fdb.img" >/dev/null 2>&1
+case_run "first data block past the superblock's place" refused "$T/fdb.img"
 
 # ===========================================================================
 # Privileges and devices
