@@ -347,6 +347,8 @@ struct e2sr_ctx {
 };
 
 /* bitmap.c */
+int e2sr_bitmap_type(ext2_filsys fs);
+void e2sr_bitmap_force_type(int type);
 errcode_t e2sr_find_first_zero(ext2fs_block_bitmap map, blk64_t start,
 			       blk64_t end, blk64_t *out);
 errcode_t e2sr_find_first_zero_inode(ext2fs_inode_bitmap map,

@@ -609,8 +609,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	err = ext2fs_check_desc(ctx->fs);
 	if (err)
 		return err;
-	/* Free-block sets of large filesystems are sparse. */
-	ctx->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	ctx->fs->default_bitmap_type = e2sr_bitmap_type(ctx->fs);
 	err = ext2fs_read_bitmaps(ctx->fs);
 	if (err)
 		return err;
@@ -691,7 +690,7 @@ static errcode_t same_as_checked(struct e2sr_ctx *ctx, ext2_filsys rw,
 		}
 		return 0;
 	}
-	rw->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	rw->default_bitmap_type = e2sr_bitmap_type(rw);
 	err = ext2fs_read_bitmaps(rw);
 	if (err)
 		return err;

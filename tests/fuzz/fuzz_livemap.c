@@ -9,6 +9,8 @@
  * tree, indirect) and every EA block must be allocated in the bitmap and
  * in the live set, and none may be in the plan's freed data or metadata.
  * A live block the engine would wipe is the finding this target hunts.
+ * One bit of the last byte gives the sets the rbtree backend that large
+ * filesystems get, the flat one otherwise.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -97,6 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (size && (data[size - 1] & 0x80))
 		ctx->sanitize = E2SR_SANITIZE;
+	/* Large filesystems get rbtree sets: one bit picks them here. */
+	e2sr_bitmap_force_type(size && (data[size - 1] & 0x40) ?
+			       EXT2FS_BMAP64_RBTREE : 0);
 	err = e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY);
 	if (!err)
 		err = e2sr_inventory_scan(ctx);

@@ -341,6 +341,21 @@ static void test_refuse_metadata(void **state)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
 						testimg_fixture_teardown)
 
+/* The same again with the rbtree sets large filesystems get. */
+static int rb_setup(void **state)
+{
+	e2sr_bitmap_force_type(EXT2FS_BMAP64_RBTREE);
+	return testimg_fixture_setup(state);
+}
+
+static int rb_teardown(void **state)
+{
+	e2sr_bitmap_force_type(0);
+	return testimg_fixture_teardown(state);
+}
+
+#define R(fn) cmocka_unit_test_setup_teardown(fn, rb_setup, rb_teardown)
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -354,6 +369,13 @@ int main(void)
 		T(test_refuse_outside),
 		T(test_refuse_unreadable),
 		T(test_refuse_metadata),
+		R(test_ext4),
+		R(test_ext3),
+		R(test_unwritten),
+		R(test_refuse_free_block),
+		R(test_refuse_named),
+		R(test_refuse_outside),
+		R(test_refuse_metadata),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
