@@ -15,6 +15,15 @@
  * zeroes the map in the record, but the journal still holds the record as
  * it was.
  *
+ * Fast commits log a file's new extents as add_range tags and never the
+ * extent tree blocks: a file whose tree is deeper than i_block has the map
+ * of what it wrote since the last full commit only there.  A range is the
+ * file's whose raw inode the same fast commit logged: the tags of one
+ * commit run from the tail before to its own tail, whose checksum covers
+ * them all, and the commit's inode tag for the range's inode number gives
+ * the generation.  A range in a commit that is not whole, or whose inode
+ * the commit did not log, is nobody's we can name, and is left alone.
+ *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
@@ -44,6 +53,16 @@ struct nearest {
 	__u32				seq;
 };
 
+/* A block range a fast commit logged for an identity. */
+struct frange {
+	ext2_ino_t	ino;
+	__u32		generation;
+	__u32		lblk;
+	__u32		len;
+	blk64_t		pblk;
+	__u16		kind;		/* data or unwritten */
+};
+
 struct file_ref {
 	ext2_ino_t	ino;
 	__u32		generation;
@@ -62,6 +81,9 @@ struct discover {
 	size_t			isize;
 	struct file_ref		*files;	/* the inventory as it came in, */
 	size_t			nfiles;	/* by inode and generation */
+	struct frange		*r;	/* fast-commit ranges, by identity */
+	size_t			nr;
+	size_t			ralloc;
 };
 
 static int cmp_identity(const void *a, const void *b)
@@ -158,19 +180,69 @@ static __u32 map_crc(const struct ext2_inode_large *inode)
 				sizeof(inode->i_file_acl));
 }
 
-struct fc_collect {
-	struct discover		*d;
+/* An add_range tag of the fast commit being read, not yet attributed. */
+struct fc_pending {
+	ext2_ino_t	ino;
+	__u32		lblk;
+	__u32		len;
+	blk64_t		pblk;
+	__u16		kind;
 };
 
-static errcode_t fc_inode(void *priv, const struct e2sr_fc_rec *rec)
+/* An inode tag of the fast commit being read. */
+struct fc_seen {
+	ext2_ino_t	ino;
+	__u32		generation;
+};
+
+/* One fast commit as it is read: its checksum and tags so far. */
+struct fc_collect {
+	struct discover		*d;
+	__u32			crc;
+	unsigned int		last_tag;	/* of the current block */
+	struct fc_pending	*pend;
+	size_t			npend;
+	size_t			apend;
+	struct fc_seen		*seen;
+	size_t			nseen;
+	size_t			aseen;
+};
+
+static __u32 get_le32(const unsigned char *p)
 {
-	struct fc_collect *c = priv;
-	struct discover *d = c->d;
+	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
+	       ((__u32)p[3] << 24);
+}
+
+/* What the commit read so far is worth nothing: start again. */
+static void fc_reset(struct fc_collect *c)
+{
+	c->crc = 0;
+	c->npend = 0;
+	c->nseen = 0;
+}
+
+static errcode_t grow(void **v, size_t *alloc, size_t size)
+{
+	size_t na = *alloc ? *alloc * 2 : 64;
+	void *n = realloc(*v, na * size);
+
+	if (!n)
+		return EXT2_ET_NO_MEMORY;
+	*v = n;
+	*alloc = na;
+	return 0;
+}
+
+/* Raw inodes that fast commits logged: versions too.  @gen: its own. */
+static errcode_t fc_inode(struct discover *d, const struct e2sr_fc_rec *rec,
+			  int *taken, __u32 *gen)
+{
 	ext2_filsys fs = d->ctx->fs;
 	struct iversion iv;
 
-	if (rec->tag != E2SR_FC_TAG_INODE || rec->len <= 4 ||
-	    rec->ino < EXT2_FIRST_INODE(fs->super) ||
+	*taken = 0;
+	if (rec->len <= 4 || rec->ino < EXT2_FIRST_INODE(fs->super) ||
 	    rec->ino > fs->super->s_inodes_count)
 		return 0;
 	memset(&iv, 0, sizeof(iv));
@@ -183,10 +255,194 @@ static errcode_t fc_inode(void *priv, const struct e2sr_fc_rec *rec)
 	iv.generation = d->inode->i_generation;
 	iv.secrm = !!(d->inode->i_flags & EXT2_SECRM_FL);
 	iv.map_crc = map_crc(d->inode);
+	*taken = 1;
+	*gen = iv.generation;
 	return add_version(d, &iv);
 }
 
-/* Raw inodes that fast commits logged: versions too. */
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct fc_seen *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->generation < y->generation ? -1 :
+	       x->generation > y->generation;
+}
+
+static errcode_t note_seen(struct fc_collect *c, ext2_ino_t ino, __u32 gen)
+{
+	errcode_t err;
+
+	if (c->nseen == c->aseen) {
+		err = grow((void **)&c->seen, &c->aseen, sizeof(*c->seen));
+		if (err)
+			return err;
+	}
+	c->seen[c->nseen].ino = ino;
+	c->seen[c->nseen].generation = gen;
+	c->nseen++;
+	return 0;
+}
+
+/*
+ * The generation the commit's inode tags give @ino; 0 if they give none,
+ * or two (the kernel logs an inode once per commit).  @seen is sorted.
+ */
+static int seen_generation(const struct fc_collect *c, ext2_ino_t ino,
+			   __u32 *gen)
+{
+	size_t lo = 0, hi = c->nseen, mid, first;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->seen[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->nseen || c->seen[lo].ino != ino)
+		return 0;
+	first = lo;
+	hi = c->nseen;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->seen[mid].ino <= ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Sorted by generation: the first and the last tell. */
+	if (c->seen[lo - 1].generation != c->seen[first].generation)
+		return 0;
+	*gen = c->seen[first].generation;
+	return 1;
+}
+
+/* A whole commit: each range goes to the identity its inode tag gives. */
+static errcode_t fc_commit(struct fc_collect *c)
+{
+	struct discover *d = c->d;
+	struct frange *r;
+	__u32 gen;
+	size_t i;
+	errcode_t err;
+
+	if (!c->npend || !c->nseen)
+		return 0;
+	qsort(c->seen, c->nseen, sizeof(*c->seen), cmp_seen);
+	for (i = 0; i < c->npend; i++) {
+		if (!seen_generation(c, c->pend[i].ino, &gen))
+			continue;
+		if (d->nr == d->ralloc) {
+			err = grow((void **)&d->r, &d->ralloc, sizeof(*d->r));
+			if (err)
+				return err;
+		}
+		r = &d->r[d->nr++];
+		r->ino = c->pend[i].ino;
+		r->generation = gen;
+		r->lblk = c->pend[i].lblk;
+		r->len = c->pend[i].len;
+		r->pblk = c->pend[i].pblk;
+		r->kind = c->pend[i].kind;
+	}
+	return 0;
+}
+
+/*
+ * One tag, in the order the kernel wrote them.  The checksum is the
+ * kernel's replay scan's: every tag's header and value since the last
+ * tail, then the tail's header and tid.
+ */
+static errcode_t fc_tag(void *priv, const struct e2sr_fc_rec *rec)
+{
+	struct fc_collect *c = priv;
+	struct discover *d = c->d;
+	const unsigned char *tl = d->block + rec->offset;
+	struct fc_pending *p;
+	__u32 gen = 0;
+	int taken;
+	errcode_t err = 0;
+
+	c->last_tag = rec->tag;
+	if (rec->tag == E2SR_FC_TAG_TAIL) {
+		c->crc = ext2fs_crc32c_le(c->crc, tl, E2SR_FC_TL_SIZE + 4);
+		if (get_le32(tl + E2SR_FC_TL_SIZE + 4) == c->crc)
+			err = fc_commit(c);
+		fc_reset(c);
+		return err;
+	}
+	c->crc = ext2fs_crc32c_le(c->crc, tl, E2SR_FC_TL_SIZE + rec->len);
+	switch (rec->tag) {
+	case E2SR_FC_TAG_INODE:
+		err = fc_inode(d, rec, &taken, &gen);
+		if (!err && taken)
+			err = note_seen(c, rec->ino, gen);
+		break;
+	case E2SR_FC_TAG_ADD_RANGE:
+		if (!rec->count)
+			break;
+		if (c->npend == c->apend) {
+			err = grow((void **)&c->pend, &c->apend,
+				   sizeof(*c->pend));
+			if (err)
+				break;
+		}
+		p = &c->pend[c->npend++];
+		p->ino = rec->ino;
+		p->lblk = rec->lblk;
+		p->len = rec->count;
+		p->pblk = rec->pblk;
+		p->kind = (rec->flags & E2SR_FC_UNWRITTEN) ?
+			  E2SR_EXT_UNWRITTEN : E2SR_EXT_DATA;
+		break;
+	default:
+		break;
+	}
+	return err;
+}
+
+static int cmp_frange(const void *a, const void *b)
+{
+	const struct frange *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	if (x->pblk != y->pblk)
+		return x->pblk < y->pblk ? -1 : 1;
+	if (x->lblk != y->lblk)
+		return x->lblk < y->lblk ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+/* Each commit logs again what changed since the last: keep each once. */
+static void sort_ranges(struct discover *d)
+{
+	size_t i, n = 0;
+
+	if (!d->nr)
+		return;
+	qsort(d->r, d->nr, sizeof(*d->r), cmp_frange);
+	for (i = 0; i < d->nr; i++) {
+		if (n && !cmp_frange(&d->r[n - 1], &d->r[i]))
+			continue;
+		d->r[n++] = d->r[i];
+	}
+	d->nr = n;
+}
+
+/*
+ * Raw inodes that fast commits logged are versions, and the ranges they
+ * logged with them are maps.  Every block of the area is read, stale
+ * commits of earlier rounds too.  A commit that goes on into the next
+ * block ends its block with a pad; a block that ends otherwise, or holds
+ * no tag, breaks the commit it was part of.
+ */
 static errcode_t collect_fc_versions(struct discover *d)
 {
 	struct e2sr_fcwalk fc;
@@ -197,15 +453,23 @@ static errcode_t collect_fc_versions(struct discover *d)
 	err = e2sr_fc_walk(d->ctx->journal, &fc);
 	if (err)
 		return err;
+	memset(&c, 0, sizeof(c));
 	c.d = d;
 	for (pos = fc.first; pos < fc.end && !err; pos++) {
 		err = read_copy(d, pos, 0, 1);
-		if (!err)
-			err = e2sr_fc_parse_block(d->block,
-						  d->ctx->fs->blocksize, pos,
-						  fc_inode, &c);
+		if (err)
+			break;
+		c.last_tag = 0;
+		err = e2sr_fc_parse_block(d->block, d->ctx->fs->blocksize,
+					  pos, fc_tag, &c);
+		if (!err && c.last_tag != E2SR_FC_TAG_PAD)
+			fc_reset(&c);
 	}
+	free(c.pend);
+	free(c.seen);
 	e2sr_fc_walk_free(&fc);
+	if (!err)
+		sort_ranges(d);
 	return err;
 }
 
@@ -536,6 +800,80 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 	return 0;
 }
 
+/* The first fast-commit range of an identity, or d->nr. */
+static size_t first_range(const struct discover *d, ext2_ino_t ino,
+			  __u32 gen)
+{
+	size_t lo = 0, hi = d->nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->r[mid].ino < ino ||
+		    (d->r[mid].ino == ino && d->r[mid].generation < gen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The ranges fast commits logged for the identity join its map as
+ * historic extents: the plan wipes what of them is free now.  A range
+ * outside the filesystem is a damaged map, not a write.
+ */
+static errcode_t map_ranges(struct discover *d, size_t idx, ext2_ino_t ino,
+			    __u32 gen)
+{
+	ext2_filsys fs = d->ctx->fs;
+	blk64_t end = ext2fs_blocks_count(fs->super);
+	struct e2sr_file *file = &d->ctx->inv.files[idx];
+	const struct frange *r;
+	struct e2sr_extent *e;
+	size_t i;
+	__u32 k, nfree;
+
+	for (i = first_range(d, ino, gen); i < d->nr; i++) {
+		r = &d->r[i];
+		if (r->ino != ino || r->generation != gen)
+			break;
+		if (!r->len || r->len > 32768 ||
+		    r->pblk < fs->super->s_first_data_block ||
+		    r->pblk >= end || r->len > end - r->pblk) {
+			file->map_status |= E2SR_MAP_DAMAGED;
+			if (!file->map_error)
+				file->map_error = EXT2_ET_BAD_BLOCK_NUM;
+			continue;
+		}
+		if (file->map_count == file->map_alloc) {
+			size_t na = file->map_alloc ? file->map_alloc * 2 : 8;
+
+			e = realloc(file->map, na * sizeof(*e));
+			if (!e)
+				return EXT2_ET_NO_MEMORY;
+			file->map = e;
+			file->map_alloc = na;
+		}
+		for (k = 0, nfree = 0; k < r->len; k++)
+			if (!ext2fs_test_block_bitmap2(fs->block_map,
+						       r->pblk + k))
+				nfree++;
+		e = &file->map[file->map_count++];
+		memset(e, 0, sizeof(*e));
+		e->pblk = r->pblk;
+		e->lblk = r->lblk;
+		e->len = r->len;
+		e->kind = r->kind;
+		e->nfree = nfree;
+		e->historic = 1;
+		file->free_blocks += nfree;
+		file->had_data = 1;
+		file->map_status |= E2SR_MAP_JOURNAL;
+		file->map_status &= ~E2SR_MAP_EMPTY;
+	}
+	return 0;
+}
+
 /* One identity: versions [first, end) of d->v, same ino and generation. */
 static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 {
@@ -559,6 +897,9 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	}
 	ctx->inv.files[idx].versions += end - first;
 	err = map_versions(d, first, end, (size_t)idx);
+	if (err)
+		return err;
+	err = map_ranges(d, (size_t)idx, iv->ino, iv->generation);
 	if (err)
 		return err;
 	/*
@@ -626,6 +967,7 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	if (d.hio)
 		io_channel_close(d.hio);
 	free(d.v);
+	free(d.r);
 	free(d.files);
 	ext2fs_free_mem(&d.block);
 	ext2fs_free_mem(&d.inode);

@@ -16,7 +16,7 @@
 # RES_ONLY="1 16" runs only the scenarios named.
 . "$(dirname "$0")/../lib.sh"
 
-SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16"
+SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17"
 COLS="pre dry wipe secret keep free fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -626,6 +626,37 @@ sc16() {
 	finish
 }
 
+# 17. Fast-commit ranges: a +s file of many extents (a tree of depth 1),
+# each block written and fsync'ed alone, so that the extents added since
+# the last full commit are only in the fast-commit area's add_range tags;
+# a plain file fsync'ed the same way is deleted too, and must stay.
+sc17() {
+	begin 17 "fast commit ranges" "" -t ext4 -b 4096 -O fast_commit ||
+		return
+	common
+	S=$(tk SECRET-FCRANGE) F=$(tk FREE-FCRANGE)
+	f=$M/fcfrag.bin g=$M/fcplain.bin
+	: >"$f"
+	: >"$g"
+	chattr +s "$f"
+	piece "$S" 4096 >"$T/blk"
+	piece "$F" 4096 >"$T/fblk"
+	i=0
+	while [ $i -lt 40 ]; do
+		xfs_io -c "pwrite -q -i $T/blk $((i * 8192)) 4096" -c fsync "$f"
+		xfs_io -c "pwrite -q -i $T/fblk $((i * 8192)) 4096" -c fsync "$g"
+		i=$((i + 1))
+	done
+	n=$(filefrag "$f" 2>/dev/null | sed -n 's/.*: \([0-9]*\) extents\{0,1\} found/\1/p')
+	[ "${n:-0}" -gt 4 ] ||
+		pre_err="$pre_err; fcfrag.bin has ${n:-no} extents, no tree of depth 1"
+	rm "$f" "$g"
+	xfs_io -c fsync "$M"
+	secret "$S"
+	free "$F"
+	finish
+}
+
 # 15. Control: no +s anywhere; nothing to wipe.
 sc15() {
 	begin 15 "control, no +s" "" -t ext4 -b 4096 || return
@@ -665,6 +696,7 @@ want 13 && sc13
 want 14 && sc14
 want 15 && sc15
 want 16 && sc16
+want 17 && sc17
 
 t_end=$(date +%s)
 echo
