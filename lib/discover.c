@@ -24,6 +24,16 @@
  * the generation.  A range in a commit that is not whole, or whose inode
  * the commit did not log, is nobody's we can name, and is left alone.
  *
+ * With ea_inode, a large xattr value lives in an inode of its own, which
+ * does not carry the flag of the file it belongs to.  Every entry of a
+ * secure-delete file's records (the live one and every journal version,
+ * in-inode area and EA block as the journal kept it) that names an EA
+ * inode is followed (ea_inode.c): the versions of that inode that are the
+ * value the entry names make an identity of their own, taken into the
+ * inventory with its maps and its journal copies, and wiped as the file's
+ * own are.  One still in use is another file's value too (EA inodes are
+ * shared by hash) and is left alone.
+ *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
@@ -33,6 +43,7 @@
 
 #include "e2secrm.h"
 #include "fast_commit.h"
+#include "ea_inode.h"
 
 /* One record version found in the journal. */
 struct iversion {
@@ -84,6 +95,10 @@ struct discover {
 	struct frange		*r;	/* fast-commit ranges, by identity */
 	size_t			nr;
 	size_t			ralloc;
+	int			ea_inode;	/* the feature is on */
+	struct e2sr_ea_refs	refs;	/* entries naming EA inodes; owner */
+	unsigned char		*eablock;	/* is an inventory index */
+	struct ext2_inode_large	*live;	/* a live record, isize bytes */
 };
 
 static int cmp_identity(const void *a, const void *b)
@@ -778,8 +793,64 @@ static errcode_t add_jcopy(struct e2sr_inventory *inv,
 }
 
 /* Each version's copy is planned; each distinct map is read. */
-static errcode_t map_versions(struct discover *d, size_t first, size_t end,
+/*
+ * The entries of an EA block that name EA inodes: the block as the
+ * journal kept it near transaction @seq when @historic, else the device's.
+ * A block that cannot be read hides what it named.
+ */
+static errcode_t block_refs(struct discover *d, blk64_t blk, __u32 seq,
+			    int historic, size_t idx)
+{
+	ext2_filsys fs = d->ctx->fs;
+	struct e2sr_file *file = &d->ctx->inv.files[idx];
+	errcode_t err;
+
+	if (!blk)
+		return 0;
+	if (blk < fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(fs->super))
+		return 0;	/* the map walk says it is damaged */
+	if (historic && d->hio) {
+		d->near.seq = seq;
+		err = io_channel_read_blk64(d->hio, blk, 1, d->eablock);
+	} else {
+		err = io_channel_read_blk64(fs->io, blk, 1, d->eablock);
+	}
+	if (err) {
+		file->map_status |= E2SR_MAP_DAMAGED;
+		if (!file->map_error)
+			file->map_error = err;
+		return 0;
+	}
+	return e2sr_ea_refs_block(fs, d->eablock, (ext2_ino_t)idx, &d->refs);
+}
+
+/* The EA inodes a journal version of a record names. */
+static errcode_t version_refs(struct discover *d, const struct iversion *iv,
 			      size_t idx)
+{
+	ext2_filsys fs = d->ctx->fs;
+	errcode_t err;
+
+	/* A fast commit's raw inode stops before the in-inode area. */
+	if (iv->len)
+		return 0;
+	err = read_copy(d, iv->jblock, iv->escaped, 0);
+	if (err)
+		return err;
+	if (load_record(d, iv->ino, iv->offset, 0))
+		return 0;
+	err = e2sr_ea_refs_ibody(fs, d->inode, (ext2_ino_t)idx, &d->refs);
+	if (err)
+		return err;
+	return block_refs(d, ext2fs_file_acl_block(fs,
+				(struct ext2_inode *)d->inode),
+			  iv->sequence, 1, idx);
+}
+
+/* @refs: whether the versions' xattr entries are followed. */
+static errcode_t map_versions(struct discover *d, size_t first, size_t end,
+			      size_t idx, int refs)
 {
 	struct e2sr_ctx *ctx = d->ctx;
 	size_t i;
@@ -790,6 +861,12 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 		err = add_jcopy(&ctx->inv, &d->v[i]);
 		if (err)
 			return err;
+		/* Its entries may differ where its map does not. */
+		if (refs) {
+			err = version_refs(d, &d->v[i], idx);
+			if (err)
+				return err;
+		}
 		/* Versions with the same map: read it once. */
 		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc)
 			continue;
@@ -874,6 +951,237 @@ static errcode_t map_ranges(struct discover *d, size_t idx, ext2_ino_t ino,
 	return 0;
 }
 
+/*
+ * Orphans and unclear records are e2fsck's to settle, and so is what
+ * their entries name.
+ */
+static int follows_refs(const struct e2sr_file *file)
+{
+	return file->state == E2SR_STATE_LIVE ||
+	       file->state == E2SR_STATE_DELETED ||
+	       file->state == E2SR_STATE_HISTORIC;
+}
+
+/* The live record of @ino into d->live, on-disk bytes; 0 if read. */
+static int read_live(struct discover *d, ext2_ino_t ino)
+{
+	ext2_filsys fs = d->ctx->fs;
+	errcode_t err;
+
+	memset(d->live, 0, d->isize);
+	err = ext2fs_read_inode2(fs, ino, (struct ext2_inode *)d->live,
+				 EXT2_INODE_SIZE(fs->super),
+				 READ_INODE_NOCSUM);
+	return err ? -1 : 0;
+}
+
+/* The EA inodes the live records of the inventory's files name. */
+static errcode_t live_refs(struct discover *d)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	size_t i, n = ctx->inv.count;
+	errcode_t err;
+
+	for (i = 0; i < n; i++) {
+		const struct e2sr_file *file = &ctx->inv.files[i];
+
+		if (file->state == E2SR_STATE_HISTORIC ||
+		    !follows_refs(file) || read_live(d, file->ino))
+			continue;
+		err = e2sr_ea_refs_ibody(fs, d->live, (ext2_ino_t)i,
+					 &d->refs);
+		if (!err)
+			err = block_refs(d, ext2fs_file_acl_block(fs,
+					(struct ext2_inode *)d->live), 0, 0, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Whether @record is the value one of refs [a, b) names.  A deleted EA
+ * inode has lost its size with its map, not its flag nor its hash.
+ */
+static int ea_matches(const struct discover *d, size_t a, size_t b,
+		      const struct ext2_inode_large *record)
+{
+	struct e2sr_ea_ref r;
+	size_t i;
+
+	for (i = a; i < b; i++) {
+		r = d->refs.v[i];
+		if (e2sr_ea_ref_matches(&r, record))
+			return 1;
+		if (!record->i_links_count && !EXT2_I_SIZE(record)) {
+			r.size = 0;
+			if (e2sr_ea_ref_matches(&r, record))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The first version of inode @ino in d->v, or d->n. */
+static size_t first_version(const struct discover *d, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = d->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->v[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * An EA inode identity the inventory does not have yet: its state from
+ * the live record, its maps from that record and from its versions
+ * [first, end) of d->v.  @owner: the inventory file whose value it is.
+ */
+static errcode_t add_ea_identity(struct discover *d, ext2_ino_t ino,
+				 __u32 gen, size_t first, size_t end,
+				 size_t owner)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_file *file;
+	ext2_ino_t owner_ino = ctx->inv.files[owner].ino;
+	size_t idx;
+	int used;
+	errcode_t err;
+
+	if (find_file(d, ino, gen) >= 0)
+		return 0;	/* +s itself (inherited): already taken */
+	err = e2sr_inventory_add(&ctx->inv, &file);
+	if (err)
+		return err;
+	idx = ctx->inv.count - 1;
+	file->ino = ino;
+	file->generation = gen;
+	file->ea_owner = owner_ino;
+	file->state = E2SR_STATE_HISTORIC;
+	if (!read_live(d, ino) && d->live->i_generation == gen) {
+		used = ext2fs_test_inode_bitmap2(fs->inode_map, ino);
+		file->mode = d->live->i_mode;
+		file->links = d->live->i_links_count;
+		file->flags = d->live->i_flags;
+		file->dtime = d->live->i_dtime;
+		file->size = EXT2_I_SIZE(d->live);
+		/* As the scan decides a secure-delete record's state. */
+		if (used)
+			file->state = file->links ? E2SR_STATE_LIVE :
+				      E2SR_STATE_ORPHAN;
+		else
+			file->state = file->links ? E2SR_STATE_UNCLEAR :
+				      E2SR_STATE_DELETED;
+		err = e2sr_file_map(ctx, file, d->live);
+		if (err)
+			return err;
+	}
+	file->versions += end - first;
+	err = map_versions(d, first, end, idx, 0);
+	if (err)
+		return err;
+	file = &ctx->inv.files[idx];
+	if ((file->map_status & E2SR_MAP_EMPTY) && !file->had_data &&
+	    !file->size)
+		file->map_status &= ~E2SR_MAP_EMPTY;
+	return 0;
+}
+
+/*
+ * EA inode @ino, named by refs [a, b): every identity of it that is the
+ * value one of them names, in the live table or in the journal.  None at
+ * all: the value cannot be traced, and its owners' maps say so.
+ */
+static errcode_t take_ea_inode(struct discover *d, size_t a, size_t b)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_ino_t ino = d->refs.v[a].ea_ino;
+	size_t owner = d->refs.v[a].owner, i, x, y;
+	int found = 0, live_gen_ok;
+	__u32 live_gen = 0;
+	errcode_t err;
+
+	live_gen_ok = !read_live(d, ino) && ea_matches(d, a, b, d->live);
+	if (live_gen_ok)
+		live_gen = d->live->i_generation;
+	for (x = first_version(d, ino); x < d->n && d->v[x].ino == ino;
+	     x = y) {
+		for (y = x + 1; y < d->n && d->v[y].ino == ino &&
+		     d->v[y].generation == d->v[x].generation; y++)
+			;
+		if (live_gen_ok && d->v[x].generation == live_gen) {
+			err = add_ea_identity(d, ino, live_gen, x, y, owner);
+			if (err)
+				return err;
+			found = 1;
+			live_gen_ok = 0;	/* taken */
+			continue;
+		}
+		for (i = x; i < y; i++) {
+			err = read_copy(d, d->v[i].jblock, d->v[i].escaped, 0);
+			if (err)
+				return err;
+			if (load_record(d, ino, d->v[i].offset, d->v[i].len) ||
+			    !ea_matches(d, a, b, d->inode))
+				continue;
+			err = add_ea_identity(d, ino, d->v[x].generation, x, y,
+					      owner);
+			if (err)
+				return err;
+			found = 1;
+			break;
+		}
+	}
+	if (live_gen_ok) {
+		err = add_ea_identity(d, ino, live_gen, 0, 0, owner);
+		if (err)
+			return err;
+		found = 1;
+	}
+	if (found)
+		return 0;
+	for (i = a; i < b; i++) {
+		struct e2sr_file *f = &ctx->inv.files[d->refs.v[i].owner];
+
+		f->map_status |= E2SR_MAP_DAMAGED;
+		if (!f->map_error)
+			f->map_error = EXT2_ET_EA_INODE_CORRUPTED;
+	}
+	return 0;
+}
+
+/* Every EA inode the secure-delete files' entries named. */
+static errcode_t take_ea_inodes(struct discover *d)
+{
+	size_t a, b;
+	errcode_t err;
+
+	if (!d->refs.n)
+		return 0;
+	e2sr_ea_refs_sort(&d->refs);
+	/* Identities discovery added are looked up from now on too. */
+	free(d->files);
+	d->files = NULL;
+	d->nfiles = 0;
+	err = index_files(d);
+	for (a = 0; !err && a < d->refs.n; a = b) {
+		if (d->ctx->cancel && *d->ctx->cancel)
+			return E2SR_ERR_CANCELLED;
+		for (b = a + 1; b < d->refs.n &&
+		     d->refs.v[b].ea_ino == d->refs.v[a].ea_ino; b++)
+			;
+		err = take_ea_inode(d, a, b);
+	}
+	return err;
+}
+
 /* One identity: versions [first, end) of d->v, same ino and generation. */
 static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 {
@@ -896,7 +1204,8 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 			return err;
 	}
 	ctx->inv.files[idx].versions += end - first;
-	err = map_versions(d, first, end, (size_t)idx);
+	err = map_versions(d, first, end, (size_t)idx,
+			   d->ea_inode && follows_refs(&ctx->inv.files[idx]));
 	if (err)
 		return err;
 	err = map_ranges(d, (size_t)idx, iv->ino, iv->generation);
@@ -912,32 +1221,43 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	return 0;
 }
 
+/*
+ * Without a journal there are no versions, but EA inodes the live records
+ * name are still the files' own.
+ */
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
 	struct discover d;
 	size_t i, first;
-	errcode_t err;
+	errcode_t err = 0;
 
-	if (!ctx->journal)
+	memset(&d, 0, sizeof(d));
+	d.ctx = ctx;
+	d.ea_inode = ext2fs_has_feature_ea_inode(fs->super);
+	if (!ctx->journal && !d.ea_inode)
 		return 0;
-	if (!ctx->have_history) {
+	if (ctx->journal && !ctx->have_history) {
 		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
 		if (err)
 			return err;
 		ctx->have_history = 1;
 	}
-	memset(&d, 0, sizeof(d));
-	d.ctx = ctx;
 	d.isize = EXT2_INODE_SIZE(fs->super);
 	if (d.isize < sizeof(struct ext2_inode_large))
 		d.isize = sizeof(struct ext2_inode_large);
 	err = ext2fs_get_mem(fs->blocksize, &d.block);
 	if (!err)
+		err = ext2fs_get_mem(fs->blocksize, &d.eablock);
+	if (!err)
 		err = ext2fs_get_memzero(d.isize, &d.inode);
 	if (!err)
-		err = index_files(&d);
+		err = ext2fs_get_memzero(d.isize, &d.live);
 	if (!err)
+		err = index_files(&d);
+	if (!err && d.ea_inode)
+		err = live_refs(&d);
+	if (!err && ctx->journal)
 		err = collect_versions(&d);
 	if (!err && d.n) {
 		io_manager m;
@@ -964,12 +1284,17 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 			;
 		err = take_identity(&d, first, i);
 	}
+	if (!err)
+		err = take_ea_inodes(&d);
 	if (d.hio)
 		io_channel_close(d.hio);
 	free(d.v);
 	free(d.r);
 	free(d.files);
+	e2sr_ea_refs_free(&d.refs);
 	ext2fs_free_mem(&d.block);
+	ext2fs_free_mem(&d.eablock);
 	ext2fs_free_mem(&d.inode);
+	ext2fs_free_mem(&d.live);
 	return err;
 }
