@@ -96,8 +96,9 @@ struct discover {
 	size_t			nr;
 	size_t			ralloc;
 	int			ea_inode;	/* the feature is on */
-	struct e2sr_ea_refs	refs;	/* entries naming EA inodes; owner */
-	unsigned char		*eablock;	/* is an inventory index */
+	/* Entries naming EA inodes; their owner is an inventory index. */
+	struct e2sr_ea_refs	refs;
+	unsigned char		*eablock;	/* one EA block */
 	struct ext2_inode_large	*live;	/* a live record, isize bytes */
 };
 
@@ -792,7 +793,6 @@ static errcode_t add_jcopy(struct e2sr_inventory *inv,
 	return 0;
 }
 
-/* Each version's copy is planned; each distinct map is read. */
 /*
  * The entries of an EA block that name EA inodes: the block as the
  * journal kept it near transaction @seq when @historic, else the device's.
@@ -848,7 +848,10 @@ static errcode_t version_refs(struct discover *d, const struct iversion *iv,
 			  iv->sequence, 1, idx);
 }
 
-/* @refs: whether the versions' xattr entries are followed. */
+/*
+ * Each version's copy is planned; each distinct map is read.  @refs:
+ * whether the versions' xattr entries are followed too.
+ */
 static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 			      size_t idx, int refs)
 {
