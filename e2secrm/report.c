@@ -68,6 +68,8 @@ static void print_file(const struct e2sr_file *f)
 	print_flags(stdout, f->flags, 0);
 	printf(" (0x%x)", f->flags);
 	print_map_status(f);
+	if (f->ea_owner)
+		printf(" xattr-value-of-inode(%u)", f->ea_owner);
 	printf("\n");
 	for (i = 0; i < f->map_count; i++) {
 		const struct e2sr_extent *e = &f->map[i];
@@ -244,6 +246,18 @@ static void print_unwritten_plan(const struct e2sr_ctx *ctx,
 	printf("\n");
 }
 
+/* Whether a secure-delete file with inode number @ino is in use. */
+static int owner_live(const struct e2sr_ctx *ctx, ext2_ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->inv.count; i++)
+		if (ctx->inv.files[i].ino == ino &&
+		    ctx->inv.files[i].state == E2SR_STATE_LIVE)
+			return 1;
+	return 0;
+}
+
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_plan *plan = &ctx->plan;
@@ -262,6 +276,12 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			       "but it is still linked: left alone; run "
 			       "e2fsck, then e2secrm again\n", o->device,
 			       f->ino);
+		else if (f->ea_owner && f->state == E2SR_STATE_LIVE &&
+			 !owner_live(ctx, f->ea_owner))
+			printf("%s: inode %u: EA inode holding an xattr value "
+			       "of inode %u, still in use by another file that "
+			       "shares the value: left alone\n", o->device,
+			       f->ino, f->ea_owner);
 		else if ((f->state == E2SR_STATE_DELETED ||
 			  f->state == E2SR_STATE_HISTORIC) &&
 			 (f->map_status & E2SR_MAP_EMPTY))

@@ -15,6 +15,25 @@
  * zeroes the map in the record, but the journal still holds the record as
  * it was.
  *
+ * Fast commits log a file's new extents as add_range tags and never the
+ * extent tree blocks: a file whose tree is deeper than i_block has the map
+ * of what it wrote since the last full commit only there.  A range is the
+ * file's whose raw inode the same fast commit logged: the tags of one
+ * commit run from the tail before to its own tail, whose checksum covers
+ * them all, and the commit's inode tag for the range's inode number gives
+ * the generation.  A range in a commit that is not whole, or whose inode
+ * the commit did not log, is nobody's we can name, and is left alone.
+ *
+ * With ea_inode, a large xattr value lives in an inode of its own, which
+ * does not carry the flag of the file it belongs to.  Every entry of a
+ * secure-delete file's records (the live one and every journal version,
+ * in-inode area and EA block as the journal kept it) that names an EA
+ * inode is followed (ea_inode.c): the versions of that inode that are the
+ * value the entry names make an identity of their own, taken into the
+ * inventory with its maps and its journal copies, and wiped as the file's
+ * own are.  One still in use is another file's value too (EA inodes are
+ * shared by hash) and is left alone.
+ *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
@@ -25,6 +44,7 @@
 #include "e2secrm.h"
 #include "crc32c.h"
 #include "fast_commit.h"
+#include "ea_inode.h"
 
 /* One record version found in the journal. */
 struct iversion {
@@ -45,6 +65,16 @@ struct nearest {
 	__u32				seq;
 };
 
+/* A block range a fast commit logged for an identity. */
+struct frange {
+	ext2_ino_t	ino;
+	__u32		generation;
+	__u32		lblk;
+	__u32		len;
+	blk64_t		pblk;
+	__u16		kind;		/* data or unwritten */
+};
+
 struct file_ref {
 	ext2_ino_t	ino;
 	__u32		generation;
@@ -63,6 +93,14 @@ struct discover {
 	size_t			isize;
 	struct file_ref		*files;	/* the inventory as it came in, */
 	size_t			nfiles;	/* by inode and generation */
+	struct frange		*r;	/* fast-commit ranges, by identity */
+	size_t			nr;
+	size_t			ralloc;
+	int			ea_inode;	/* the feature is on */
+	/* Entries naming EA inodes; their owner is an inventory index. */
+	struct e2sr_ea_refs	refs;
+	unsigned char		*eablock;	/* one EA block */
+	struct ext2_inode_large	*live;	/* a live record, isize bytes */
 };
 
 static int cmp_identity(const void *a, const void *b)
@@ -159,19 +197,69 @@ static __u32 map_crc(const struct ext2_inode_large *inode)
 				sizeof(inode->i_file_acl));
 }
 
-struct fc_collect {
-	struct discover		*d;
+/* An add_range tag of the fast commit being read, not yet attributed. */
+struct fc_pending {
+	ext2_ino_t	ino;
+	__u32		lblk;
+	__u32		len;
+	blk64_t		pblk;
+	__u16		kind;
 };
 
-static errcode_t fc_inode(void *priv, const struct e2sr_fc_rec *rec)
+/* An inode tag of the fast commit being read. */
+struct fc_seen {
+	ext2_ino_t	ino;
+	__u32		generation;
+};
+
+/* One fast commit as it is read: its checksum and tags so far. */
+struct fc_collect {
+	struct discover		*d;
+	__u32			crc;
+	unsigned int		last_tag;	/* of the current block */
+	struct fc_pending	*pend;
+	size_t			npend;
+	size_t			apend;
+	struct fc_seen		*seen;
+	size_t			nseen;
+	size_t			aseen;
+};
+
+static __u32 get_le32(const unsigned char *p)
 {
-	struct fc_collect *c = priv;
-	struct discover *d = c->d;
+	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
+	       ((__u32)p[3] << 24);
+}
+
+/* What the commit read so far is worth nothing: start again. */
+static void fc_reset(struct fc_collect *c)
+{
+	c->crc = 0;
+	c->npend = 0;
+	c->nseen = 0;
+}
+
+static errcode_t grow(void **v, size_t *alloc, size_t size)
+{
+	size_t na = *alloc ? *alloc * 2 : 64;
+	void *n = realloc(*v, na * size);
+
+	if (!n)
+		return EXT2_ET_NO_MEMORY;
+	*v = n;
+	*alloc = na;
+	return 0;
+}
+
+/* Raw inodes that fast commits logged: versions too.  @gen: its own. */
+static errcode_t fc_inode(struct discover *d, const struct e2sr_fc_rec *rec,
+			  int *taken, __u32 *gen)
+{
 	ext2_filsys fs = d->ctx->fs;
 	struct iversion iv;
 
-	if (rec->tag != E2SR_FC_TAG_INODE || rec->len <= 4 ||
-	    rec->ino < EXT2_FIRST_INODE(fs->super) ||
+	*taken = 0;
+	if (rec->len <= 4 || rec->ino < EXT2_FIRST_INODE(fs->super) ||
 	    rec->ino > fs->super->s_inodes_count)
 		return 0;
 	memset(&iv, 0, sizeof(iv));
@@ -184,10 +272,194 @@ static errcode_t fc_inode(void *priv, const struct e2sr_fc_rec *rec)
 	iv.generation = d->inode->i_generation;
 	iv.secrm = !!(d->inode->i_flags & EXT2_SECRM_FL);
 	iv.map_crc = map_crc(d->inode);
+	*taken = 1;
+	*gen = iv.generation;
 	return add_version(d, &iv);
 }
 
-/* Raw inodes that fast commits logged: versions too. */
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct fc_seen *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->generation < y->generation ? -1 :
+	       x->generation > y->generation;
+}
+
+static errcode_t note_seen(struct fc_collect *c, ext2_ino_t ino, __u32 gen)
+{
+	errcode_t err;
+
+	if (c->nseen == c->aseen) {
+		err = grow((void **)&c->seen, &c->aseen, sizeof(*c->seen));
+		if (err)
+			return err;
+	}
+	c->seen[c->nseen].ino = ino;
+	c->seen[c->nseen].generation = gen;
+	c->nseen++;
+	return 0;
+}
+
+/*
+ * The generation the commit's inode tags give @ino; 0 if they give none,
+ * or two (the kernel logs an inode once per commit).  @seen is sorted.
+ */
+static int seen_generation(const struct fc_collect *c, ext2_ino_t ino,
+			   __u32 *gen)
+{
+	size_t lo = 0, hi = c->nseen, mid, first;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->seen[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->nseen || c->seen[lo].ino != ino)
+		return 0;
+	first = lo;
+	hi = c->nseen;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (c->seen[mid].ino <= ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Sorted by generation: the first and the last tell. */
+	if (c->seen[lo - 1].generation != c->seen[first].generation)
+		return 0;
+	*gen = c->seen[first].generation;
+	return 1;
+}
+
+/* A whole commit: each range goes to the identity its inode tag gives. */
+static errcode_t fc_commit(struct fc_collect *c)
+{
+	struct discover *d = c->d;
+	struct frange *r;
+	__u32 gen;
+	size_t i;
+	errcode_t err;
+
+	if (!c->npend || !c->nseen)
+		return 0;
+	qsort(c->seen, c->nseen, sizeof(*c->seen), cmp_seen);
+	for (i = 0; i < c->npend; i++) {
+		if (!seen_generation(c, c->pend[i].ino, &gen))
+			continue;
+		if (d->nr == d->ralloc) {
+			err = grow((void **)&d->r, &d->ralloc, sizeof(*d->r));
+			if (err)
+				return err;
+		}
+		r = &d->r[d->nr++];
+		r->ino = c->pend[i].ino;
+		r->generation = gen;
+		r->lblk = c->pend[i].lblk;
+		r->len = c->pend[i].len;
+		r->pblk = c->pend[i].pblk;
+		r->kind = c->pend[i].kind;
+	}
+	return 0;
+}
+
+/*
+ * One tag, in the order the kernel wrote them.  The checksum is the
+ * kernel's replay scan's: every tag's header and value since the last
+ * tail, then the tail's header and tid.
+ */
+static errcode_t fc_tag(void *priv, const struct e2sr_fc_rec *rec)
+{
+	struct fc_collect *c = priv;
+	struct discover *d = c->d;
+	const unsigned char *tl = d->block + rec->offset;
+	struct fc_pending *p;
+	__u32 gen = 0;
+	int taken;
+	errcode_t err = 0;
+
+	c->last_tag = rec->tag;
+	if (rec->tag == E2SR_FC_TAG_TAIL) {
+		c->crc = ext2fs_crc32c_le(c->crc, tl, E2SR_FC_TL_SIZE + 4);
+		if (get_le32(tl + E2SR_FC_TL_SIZE + 4) == c->crc)
+			err = fc_commit(c);
+		fc_reset(c);
+		return err;
+	}
+	c->crc = ext2fs_crc32c_le(c->crc, tl, E2SR_FC_TL_SIZE + rec->len);
+	switch (rec->tag) {
+	case E2SR_FC_TAG_INODE:
+		err = fc_inode(d, rec, &taken, &gen);
+		if (!err && taken)
+			err = note_seen(c, rec->ino, gen);
+		break;
+	case E2SR_FC_TAG_ADD_RANGE:
+		if (!rec->count)
+			break;
+		if (c->npend == c->apend) {
+			err = grow((void **)&c->pend, &c->apend,
+				   sizeof(*c->pend));
+			if (err)
+				break;
+		}
+		p = &c->pend[c->npend++];
+		p->ino = rec->ino;
+		p->lblk = rec->lblk;
+		p->len = rec->count;
+		p->pblk = rec->pblk;
+		p->kind = (rec->flags & E2SR_FC_UNWRITTEN) ?
+			  E2SR_EXT_UNWRITTEN : E2SR_EXT_DATA;
+		break;
+	default:
+		break;
+	}
+	return err;
+}
+
+static int cmp_frange(const void *a, const void *b)
+{
+	const struct frange *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->generation != y->generation)
+		return x->generation < y->generation ? -1 : 1;
+	if (x->pblk != y->pblk)
+		return x->pblk < y->pblk ? -1 : 1;
+	if (x->lblk != y->lblk)
+		return x->lblk < y->lblk ? -1 : 1;
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+/* Each commit logs again what changed since the last: keep each once. */
+static void sort_ranges(struct discover *d)
+{
+	size_t i, n = 0;
+
+	if (!d->nr)
+		return;
+	qsort(d->r, d->nr, sizeof(*d->r), cmp_frange);
+	for (i = 0; i < d->nr; i++) {
+		if (n && !cmp_frange(&d->r[n - 1], &d->r[i]))
+			continue;
+		d->r[n++] = d->r[i];
+	}
+	d->nr = n;
+}
+
+/*
+ * Raw inodes that fast commits logged are versions, and the ranges they
+ * logged with them are maps.  Every block of the area is read, stale
+ * commits of earlier rounds too.  A commit that goes on into the next
+ * block ends its block with a pad; a block that ends otherwise, or holds
+ * no tag, breaks the commit it was part of.
+ */
 static errcode_t collect_fc_versions(struct discover *d)
 {
 	struct e2sr_fcwalk fc;
@@ -198,15 +470,23 @@ static errcode_t collect_fc_versions(struct discover *d)
 	err = e2sr_fc_walk(d->ctx->journal, &fc);
 	if (err)
 		return err;
+	memset(&c, 0, sizeof(c));
 	c.d = d;
 	for (pos = fc.first; pos < fc.end && !err; pos++) {
 		err = read_copy(d, pos, 0, 1);
-		if (!err)
-			err = e2sr_fc_parse_block(d->block,
-						  d->ctx->fs->blocksize, pos,
-						  fc_inode, &c);
+		if (err)
+			break;
+		c.last_tag = 0;
+		err = e2sr_fc_parse_block(d->block, d->ctx->fs->blocksize,
+					  pos, fc_tag, &c);
+		if (!err && c.last_tag != E2SR_FC_TAG_PAD)
+			fc_reset(&c);
 	}
+	free(c.pend);
+	free(c.seen);
 	e2sr_fc_walk_free(&fc);
+	if (!err)
+		sort_ranges(d);
 	return err;
 }
 
@@ -514,9 +794,67 @@ static errcode_t add_jcopy(struct e2sr_inventory *inv,
 	return 0;
 }
 
-/* Each version's copy is planned; each distinct map is read. */
-static errcode_t map_versions(struct discover *d, size_t first, size_t end,
+/*
+ * The entries of an EA block that name EA inodes: the block as the
+ * journal kept it near transaction @seq when @historic, else the device's.
+ * A block that cannot be read hides what it named.
+ */
+static errcode_t block_refs(struct discover *d, blk64_t blk, __u32 seq,
+			    int historic, size_t idx)
+{
+	ext2_filsys fs = d->ctx->fs;
+	struct e2sr_file *file = &d->ctx->inv.files[idx];
+	errcode_t err;
+
+	if (!blk)
+		return 0;
+	if (blk < fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(fs->super))
+		return 0;	/* the map walk says it is damaged */
+	if (historic && d->hio) {
+		d->near.seq = seq;
+		err = io_channel_read_blk64(d->hio, blk, 1, d->eablock);
+	} else {
+		err = io_channel_read_blk64(fs->io, blk, 1, d->eablock);
+	}
+	if (err) {
+		file->map_status |= E2SR_MAP_DAMAGED;
+		if (!file->map_error)
+			file->map_error = err;
+		return 0;
+	}
+	return e2sr_ea_refs_block(fs, d->eablock, (ext2_ino_t)idx, &d->refs);
+}
+
+/* The EA inodes a journal version of a record names. */
+static errcode_t version_refs(struct discover *d, const struct iversion *iv,
 			      size_t idx)
+{
+	ext2_filsys fs = d->ctx->fs;
+	errcode_t err;
+
+	/* A fast commit's raw inode stops before the in-inode area. */
+	if (iv->len)
+		return 0;
+	err = read_copy(d, iv->jblock, iv->escaped, 0);
+	if (err)
+		return err;
+	if (load_record(d, iv->ino, iv->offset, 0))
+		return 0;
+	err = e2sr_ea_refs_ibody(fs, d->inode, (ext2_ino_t)idx, &d->refs);
+	if (err)
+		return err;
+	return block_refs(d, ext2fs_file_acl_block(fs,
+				(struct ext2_inode *)d->inode),
+			  iv->sequence, 1, idx);
+}
+
+/*
+ * Each version's copy is planned; each distinct map is read.  @refs:
+ * whether the versions' xattr entries are followed too.
+ */
+static errcode_t map_versions(struct discover *d, size_t first, size_t end,
+			      size_t idx, int refs)
 {
 	struct e2sr_ctx *ctx = d->ctx;
 	size_t i;
@@ -527,6 +865,12 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 		err = add_jcopy(&ctx->inv, &d->v[i]);
 		if (err)
 			return err;
+		/* Its entries may differ where its map does not. */
+		if (refs) {
+			err = version_refs(d, &d->v[i], idx);
+			if (err)
+				return err;
+		}
 		/* Versions with the same map: read it once. */
 		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc)
 			continue;
@@ -535,6 +879,311 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 			return err;
 	}
 	return 0;
+}
+
+/* The first fast-commit range of an identity, or d->nr. */
+static size_t first_range(const struct discover *d, ext2_ino_t ino,
+			  __u32 gen)
+{
+	size_t lo = 0, hi = d->nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->r[mid].ino < ino ||
+		    (d->r[mid].ino == ino && d->r[mid].generation < gen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The ranges fast commits logged for the identity join its map as
+ * historic extents: the plan wipes what of them is free now.  A range
+ * outside the filesystem is a damaged map, not a write.
+ */
+static errcode_t map_ranges(struct discover *d, size_t idx, ext2_ino_t ino,
+			    __u32 gen)
+{
+	ext2_filsys fs = d->ctx->fs;
+	blk64_t end = ext2fs_blocks_count(fs->super);
+	struct e2sr_file *file = &d->ctx->inv.files[idx];
+	const struct frange *r;
+	struct e2sr_extent *e;
+	size_t i;
+	__u32 k, nfree;
+
+	for (i = first_range(d, ino, gen); i < d->nr; i++) {
+		r = &d->r[i];
+		if (r->ino != ino || r->generation != gen)
+			break;
+		if (!r->len || r->len > 32768 ||
+		    r->pblk < fs->super->s_first_data_block ||
+		    r->pblk >= end || r->len > end - r->pblk) {
+			file->map_status |= E2SR_MAP_DAMAGED;
+			if (!file->map_error)
+				file->map_error = EXT2_ET_BAD_BLOCK_NUM;
+			continue;
+		}
+		if (file->map_count == file->map_alloc) {
+			size_t na = file->map_alloc ? file->map_alloc * 2 : 8;
+
+			e = realloc(file->map, na * sizeof(*e));
+			if (!e)
+				return EXT2_ET_NO_MEMORY;
+			file->map = e;
+			file->map_alloc = na;
+		}
+		for (k = 0, nfree = 0; k < r->len; k++)
+			if (!ext2fs_test_block_bitmap2(fs->block_map,
+						       r->pblk + k))
+				nfree++;
+		e = &file->map[file->map_count++];
+		memset(e, 0, sizeof(*e));
+		e->pblk = r->pblk;
+		e->lblk = r->lblk;
+		e->len = r->len;
+		e->kind = r->kind;
+		e->nfree = nfree;
+		e->historic = 1;
+		file->free_blocks += nfree;
+		file->had_data = 1;
+		file->map_status |= E2SR_MAP_JOURNAL;
+		file->map_status &= ~E2SR_MAP_EMPTY;
+	}
+	return 0;
+}
+
+/*
+ * Orphans and unclear records are e2fsck's to settle, and so is what
+ * their entries name.
+ */
+static int follows_refs(const struct e2sr_file *file)
+{
+	return file->state == E2SR_STATE_LIVE ||
+	       file->state == E2SR_STATE_DELETED ||
+	       file->state == E2SR_STATE_HISTORIC;
+}
+
+/* The live record of @ino into d->live, on-disk bytes; 0 if read. */
+static int read_live(struct discover *d, ext2_ino_t ino)
+{
+	ext2_filsys fs = d->ctx->fs;
+	errcode_t err;
+
+	memset(d->live, 0, d->isize);
+	err = ext2fs_read_inode2(fs, ino, (struct ext2_inode *)d->live,
+				 EXT2_INODE_SIZE(fs->super),
+				 READ_INODE_NOCSUM);
+	return err ? -1 : 0;
+}
+
+/* The EA inodes the live records of the inventory's files name. */
+static errcode_t live_refs(struct discover *d)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	size_t i, n = ctx->inv.count;
+	errcode_t err;
+
+	for (i = 0; i < n; i++) {
+		const struct e2sr_file *file = &ctx->inv.files[i];
+
+		if (file->state == E2SR_STATE_HISTORIC ||
+		    !follows_refs(file) || read_live(d, file->ino))
+			continue;
+		err = e2sr_ea_refs_ibody(fs, d->live, (ext2_ino_t)i,
+					 &d->refs);
+		if (!err)
+			err = block_refs(d, ext2fs_file_acl_block(fs,
+					(struct ext2_inode *)d->live), 0, 0, i);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Whether @record is the value one of refs [a, b) names.  A deleted EA
+ * inode has lost its size with its map, not its flag nor its hash.
+ */
+static int ea_matches(const struct discover *d, size_t a, size_t b,
+		      const struct ext2_inode_large *record)
+{
+	struct e2sr_ea_ref r;
+	size_t i;
+
+	for (i = a; i < b; i++) {
+		r = d->refs.v[i];
+		if (e2sr_ea_ref_matches(&r, record))
+			return 1;
+		if (!record->i_links_count && !EXT2_I_SIZE(record)) {
+			r.size = 0;
+			if (e2sr_ea_ref_matches(&r, record))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The first version of inode @ino in d->v, or d->n. */
+static size_t first_version(const struct discover *d, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = d->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->v[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * An EA inode identity the inventory does not have yet: its state from
+ * the live record, its maps from that record and from its versions
+ * [first, end) of d->v.  @owner: the inventory file whose value it is.
+ */
+static errcode_t add_ea_identity(struct discover *d, ext2_ino_t ino,
+				 __u32 gen, size_t first, size_t end,
+				 size_t owner)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_file *file;
+	ext2_ino_t owner_ino = ctx->inv.files[owner].ino;
+	size_t idx;
+	int used;
+	errcode_t err;
+
+	if (find_file(d, ino, gen) >= 0)
+		return 0;	/* +s itself (inherited): already taken */
+	err = e2sr_inventory_add(&ctx->inv, &file);
+	if (err)
+		return err;
+	idx = ctx->inv.count - 1;
+	file->ino = ino;
+	file->generation = gen;
+	file->ea_owner = owner_ino;
+	file->state = E2SR_STATE_HISTORIC;
+	if (!read_live(d, ino) && d->live->i_generation == gen) {
+		used = ext2fs_test_inode_bitmap2(fs->inode_map, ino);
+		file->mode = d->live->i_mode;
+		file->links = d->live->i_links_count;
+		file->flags = d->live->i_flags;
+		file->dtime = d->live->i_dtime;
+		file->size = EXT2_I_SIZE(d->live);
+		/* As the scan decides a secure-delete record's state. */
+		if (used)
+			file->state = file->links ? E2SR_STATE_LIVE :
+				      E2SR_STATE_ORPHAN;
+		else
+			file->state = file->links ? E2SR_STATE_UNCLEAR :
+				      E2SR_STATE_DELETED;
+		err = e2sr_file_map(ctx, file, d->live);
+		if (err)
+			return err;
+	}
+	file->versions += end - first;
+	err = map_versions(d, first, end, idx, 0);
+	if (err)
+		return err;
+	file = &ctx->inv.files[idx];
+	if ((file->map_status & E2SR_MAP_EMPTY) && !file->had_data &&
+	    !file->size)
+		file->map_status &= ~E2SR_MAP_EMPTY;
+	return 0;
+}
+
+/*
+ * EA inode @ino, named by refs [a, b): every identity of it that is the
+ * value one of them names, in the live table or in the journal.  None at
+ * all: the value cannot be traced, and its owners' maps say so.
+ */
+static errcode_t take_ea_inode(struct discover *d, size_t a, size_t b)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_ino_t ino = d->refs.v[a].ea_ino;
+	size_t owner = d->refs.v[a].owner, i, x, y;
+	int found = 0, live_gen_ok;
+	__u32 live_gen = 0;
+	errcode_t err;
+
+	live_gen_ok = !read_live(d, ino) && ea_matches(d, a, b, d->live);
+	if (live_gen_ok)
+		live_gen = d->live->i_generation;
+	for (x = first_version(d, ino); x < d->n && d->v[x].ino == ino;
+	     x = y) {
+		for (y = x + 1; y < d->n && d->v[y].ino == ino &&
+		     d->v[y].generation == d->v[x].generation; y++)
+			;
+		if (live_gen_ok && d->v[x].generation == live_gen) {
+			err = add_ea_identity(d, ino, live_gen, x, y, owner);
+			if (err)
+				return err;
+			found = 1;
+			live_gen_ok = 0;	/* taken */
+			continue;
+		}
+		for (i = x; i < y; i++) {
+			err = read_copy(d, d->v[i].jblock, d->v[i].escaped, 0);
+			if (err)
+				return err;
+			if (load_record(d, ino, d->v[i].offset, d->v[i].len) ||
+			    !ea_matches(d, a, b, d->inode))
+				continue;
+			err = add_ea_identity(d, ino, d->v[x].generation, x, y,
+					      owner);
+			if (err)
+				return err;
+			found = 1;
+			break;
+		}
+	}
+	if (live_gen_ok) {
+		err = add_ea_identity(d, ino, live_gen, 0, 0, owner);
+		if (err)
+			return err;
+		found = 1;
+	}
+	if (found)
+		return 0;
+	for (i = a; i < b; i++) {
+		struct e2sr_file *f = &ctx->inv.files[d->refs.v[i].owner];
+
+		f->map_status |= E2SR_MAP_DAMAGED;
+		if (!f->map_error)
+			f->map_error = EXT2_ET_EA_INODE_CORRUPTED;
+	}
+	return 0;
+}
+
+/* Every EA inode the secure-delete files' entries named. */
+static errcode_t take_ea_inodes(struct discover *d)
+{
+	size_t a, b;
+	errcode_t err;
+
+	if (!d->refs.n)
+		return 0;
+	e2sr_ea_refs_sort(&d->refs);
+	/* Identities discovery added are looked up from now on too. */
+	free(d->files);
+	d->files = NULL;
+	d->nfiles = 0;
+	err = index_files(d);
+	for (a = 0; !err && a < d->refs.n; a = b) {
+		if (d->ctx->cancel && *d->ctx->cancel)
+			return E2SR_ERR_CANCELLED;
+		for (b = a + 1; b < d->refs.n &&
+		     d->refs.v[b].ea_ino == d->refs.v[a].ea_ino; b++)
+			;
+		err = take_ea_inode(d, a, b);
+	}
+	return err;
 }
 
 /* One identity: versions [first, end) of d->v, same ino and generation. */
@@ -559,7 +1208,11 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 			return err;
 	}
 	ctx->inv.files[idx].versions += end - first;
-	err = map_versions(d, first, end, (size_t)idx);
+	err = map_versions(d, first, end, (size_t)idx,
+			   d->ea_inode && follows_refs(&ctx->inv.files[idx]));
+	if (err)
+		return err;
+	err = map_ranges(d, (size_t)idx, iv->ino, iv->generation);
 	if (err)
 		return err;
 	/*
@@ -572,32 +1225,43 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	return 0;
 }
 
+/*
+ * Without a journal there are no versions, but EA inodes the live records
+ * name are still the files' own.
+ */
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
 	struct discover d;
 	size_t i, first;
-	errcode_t err;
+	errcode_t err = 0;
 
-	if (!ctx->journal)
+	memset(&d, 0, sizeof(d));
+	d.ctx = ctx;
+	d.ea_inode = ext2fs_has_feature_ea_inode(fs->super);
+	if (!ctx->journal && !d.ea_inode)
 		return 0;
-	if (!ctx->have_history) {
+	if (ctx->journal && !ctx->have_history) {
 		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
 		if (err)
 			return err;
 		ctx->have_history = 1;
 	}
-	memset(&d, 0, sizeof(d));
-	d.ctx = ctx;
 	d.isize = EXT2_INODE_SIZE(fs->super);
 	if (d.isize < sizeof(struct ext2_inode_large))
 		d.isize = sizeof(struct ext2_inode_large);
 	err = ext2fs_get_mem(fs->blocksize, &d.block);
 	if (!err)
+		err = ext2fs_get_mem(fs->blocksize, &d.eablock);
+	if (!err)
 		err = ext2fs_get_memzero(d.isize, &d.inode);
 	if (!err)
-		err = index_files(&d);
+		err = ext2fs_get_memzero(d.isize, &d.live);
 	if (!err)
+		err = index_files(&d);
+	if (!err && d.ea_inode)
+		err = live_refs(&d);
+	if (!err && ctx->journal)
 		err = collect_versions(&d);
 	if (!err && d.n) {
 		io_manager m;
@@ -624,11 +1288,17 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 			;
 		err = take_identity(&d, first, i);
 	}
+	if (!err)
+		err = take_ea_inodes(&d);
 	if (d.hio)
 		io_channel_close(d.hio);
 	free(d.v);
+	free(d.r);
 	free(d.files);
+	e2sr_ea_refs_free(&d.refs);
 	ext2fs_free_mem(&d.block);
+	ext2fs_free_mem(&d.eablock);
 	ext2fs_free_mem(&d.inode);
+	ext2fs_free_mem(&d.live);
 	return err;
 }

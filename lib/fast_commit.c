@@ -111,8 +111,10 @@ errcode_t e2sr_fc_parse_block(const void *block, unsigned int blocksize,
 			r.lblk = le32(v + 4);
 			r.count = le16(v + 8);
 			/* an unwritten extent's length is biased by 32768 */
-			if (r.count > 32768)
+			if (r.count > 32768) {
 				r.count -= 32768;
+				r.flags |= E2SR_FC_UNWRITTEN;
+			}
 			r.pblk = ((blk64_t)le16(v + 10) << 32) | le32(v + 12);
 			break;
 		case E2SR_FC_TAG_DEL_RANGE:

@@ -30,6 +30,9 @@
 
 #define E2SR_FC_TL_SIZE		4
 
+/* e2sr_fc_rec.flags */
+#define E2SR_FC_UNWRITTEN	0x0001	/* add range: an unwritten extent */
+
 /* One fast-commit tag, located in its block. */
 struct e2sr_fc_rec {
 	__u32		jblock;
@@ -38,6 +41,7 @@ struct e2sr_fc_rec {
 	__u16		len;		/* of the value */
 	__u16		name_len;	/* dentry tags */
 	__u16		name_off;	/* in the block */
+	__u16		flags;		/* E2SR_FC_* */
 	ext2_ino_t	ino;
 	ext2_ino_t	parent;		/* dentry tags */
 	__u32		tid;		/* head and tail */

@@ -16,7 +16,7 @@
 # RES_ONLY="1 16" runs only the scenarios named.
 . "$(dirname "$0")/../lib.sh"
 
-SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 26 27"
+SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 26 27"
 COLS="pre dry wipe secret keep free fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -64,6 +64,16 @@ secret() { secrets="$secrets $1"; }
 keep() { keeps="$keeps $1"; }
 free() { frees="$frees $1"; }
 livesum() {
+	case $1 in
+	xattr:*)
+		# xattr:NAME:PATH: the value of one extended attribute.
+		n=${1#xattr:} p=${n#*:} n=${n%%:*}
+		python3 -c 'import hashlib, os, sys
+print(hashlib.sha256(os.getxattr(sys.argv[1], sys.argv[2])).hexdigest())' \
+			"$M/$p" "$n" 2>/dev/null || echo none
+		return
+		;;
+	esac
 	if [ -d "$M/$1" ]; then
 		(cd "$M/$1" && ls -a | sha256sum | cut -d' ' -f1)
 	else
@@ -88,6 +98,20 @@ os.setxattr(sys.argv[1], sys.argv[2], sys.argv[3].encode())' "$1" "$2" "$3"
 	else
 		return 1
 	fi
+}
+
+# ea_inodes: how many of the first inodes of the image are EA inodes
+# (EXT4_EA_INODE_FL), that is, xattr values kept in an inode of their own.
+ea_inodes() {
+	i=12
+	while [ $i -lt 64 ]; do
+		echo "stat <$i>"
+		i=$((i + 1))
+	done | debugfs -f - "$img" 2>/dev/null |
+		sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p' |
+		while read -r fl; do
+			[ $((fl & 0x200000)) = 0 ] || echo x
+		done | wc -l
 }
 
 # begin SC TITLE MOUNT-OPTIONS MKE2FS-OPTIONS...: fresh image, mounted.
@@ -626,6 +650,89 @@ sc16() {
 	finish
 }
 
+# 17. Fast-commit ranges: a +s file of many extents (a tree of depth 1),
+# each block written and fsync'ed alone, so that the extents added since
+# the last full commit are only in the fast-commit area's add_range tags;
+# a plain file fsync'ed the same way is deleted too, and must stay.
+sc17() {
+	begin 17 "fast commit ranges" "" -t ext4 -b 4096 -O fast_commit ||
+		return
+	common
+	S=$(tk SECRET-FCRANGE) F=$(tk FREE-FCRANGE)
+	f=$M/fcfrag.bin g=$M/fcplain.bin
+	: >"$f"
+	: >"$g"
+	chattr +s "$f"
+	piece "$S" 4096 >"$T/blk"
+	piece "$F" 4096 >"$T/fblk"
+	i=0
+	while [ $i -lt 40 ]; do
+		xfs_io -c "pwrite -q -i $T/blk $((i * 8192)) 4096" -c fsync "$f"
+		xfs_io -c "pwrite -q -i $T/fblk $((i * 8192)) 4096" -c fsync "$g"
+		i=$((i + 1))
+	done
+	n=$(filefrag "$f" 2>/dev/null | sed -n 's/.*: \([0-9]*\) extents\{0,1\} found/\1/p')
+	[ "${n:-0}" -gt 4 ] ||
+		pre_err="$pre_err; fcfrag.bin has ${n:-no} extents, no tree of depth 1"
+	rm "$f" "$g"
+	xfs_io -c fsync "$M"
+	secret "$S"
+	free "$F"
+	finish
+}
+
+# 18. ea_inode: a +s file's large xattr value lives in an inode of its own
+# (e_value_inum), which does not carry the flag; the file is deleted.
+sc18() {
+	begin 18 "ea_inode, deleted" "" -t ext4 -b 4096 -O ea_inode ||
+		return
+	common
+	S=$(tk SECRET-DATA) X=$(tk SECRET-EAINODE)
+	f=$M/eai.bin
+	canary "$f" "$S" 20000
+	chattr +s "$f"
+	v=$(piece "$X" 16000 | tr '\n' ' ')
+	setx "$f" user.big "$v" ||
+		pre_err="$pre_err; cannot set an xattr (no setfattr, no python3)"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	[ "$(ea_inodes)" -gt 0 ] ||
+		pre_err="$pre_err; the xattr value is not in an EA inode"
+	rm "$f"
+	secret "$S"
+	secret "$X"
+	finish
+}
+
+# 19. ea_inode: a live +s file's large xattr value replaced by another;
+# the old value's EA inode is freed, the new one stays with the file.
+sc19() {
+	begin 19 "ea_inode, replaced" "" -t ext4 -b 4096 -O ea_inode ||
+		return
+	common
+	K=$(tk KEEP-DATA) X=$(tk SECRET-EAOLD) Y=$(tk KEEP-EANEW)
+	f=$M/eai.bin
+	canary "$f" "$K" 20000
+	chattr +s "$f"
+	v=$(piece "$X" 16000 | tr '\n' ' ')
+	setx "$f" user.big "$v" ||
+		pre_err="$pre_err; cannot set an xattr (no setfattr, no python3)"
+	sync
+	v=$(piece "$Y" 12000 | tr '\n' ' ')
+	setx "$f" user.big "$v" ||
+		pre_err="$pre_err; cannot set an xattr (no setfattr, no python3)"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	[ "$(ea_inodes)" -gt 0 ] ||
+		pre_err="$pre_err; the xattr value is not in an EA inode"
+	live eai.bin
+	live xattr:user.big:eai.bin
+	[ "$(livesum xattr:user.big:eai.bin)" != none ] ||
+		pre_err="$pre_err; cannot read the xattr back (no python3)"
+	keep "$K"
+	keep "$Y"
+	secret "$X"
+	finish
+}
+
 # 15. Control: no +s anywhere; nothing to wipe.
 sc15() {
 	begin 15 "control, no +s" "" -t ext4 -b 4096 || return
@@ -729,6 +836,9 @@ want 13 && sc13
 want 14 && sc14
 want 15 && sc15
 want 16 && sc16
+want 17 && sc17
+want 18 && sc18
+want 19 && sc19
 want 26 && sc26
 want 27 && sc27
 
