@@ -298,7 +298,8 @@ static void walk_back(struct cover *cv, struct e2sr_coverage *cov, __u32 t,
 
 /*
  * Past the newest commit, nothing but zeros and the uncommitted tail
- * (tids from @bound on, never replayed): no older pass of the ring.
+ * (the transaction @bound, or the one after it, never replayed): no
+ * older pass of the ring.
  */
 static int nothing_after(const struct cover *cv, __u32 c, __u32 bound)
 {
@@ -309,7 +310,7 @@ static int nothing_after(const struct cover *cv, __u32 c, __u32 bound)
 		o = own_at(cv, pos);
 		if (o->type == OWN_NONE)
 			continue;
-		if (o->type == OWN_CLASH || !tid_geq(o->seq, bound))
+		if (o->type == OWN_CLASH || o->seq - bound > 1)
 			return 0;
 	}
 	return 1;
