@@ -219,7 +219,7 @@ static void put_coverage(const struct e2sr_ctx *ctx,
 	const struct e2sr_coverage *c = &ctx->coverage;
 	const struct cmd_state *st = o->state;
 
-	if (!ctx->journal || c->how == E2SR_COVER_NONE) {
+	if (c->how == E2SR_COVER_NONE) {
 		fprintf(json_out, "  \"coverage\": null,\n");
 		return;
 	}

@@ -174,6 +174,15 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	const struct cmd_state *st = o->state;
 	char t1[32], t2[32], t3[32], last[96];
 
+	if (!ctx->journal && c->how == E2SR_COVER_GAP) {
+		printf("%s: the journal is on another device and was not "
+		       "given (-j): deletions cannot be traced through it\n",
+		       o->device);
+		printf("%s: %s\n", o->device, ctx->plan.free_all ?
+		       "all free space will be wiped for them" :
+		       "wipe all free space to be sure (--all-free-if-lost)");
+		return;
+	}
 	if (!ctx->journal) {
 		if (o->verbose)
 			printf("%s: no journal: a deleted secure-delete file "

@@ -237,12 +237,15 @@ static void walk_back(struct cover *cv, struct e2sr_coverage *cov, __u32 t,
 {
 	const struct e2sr_jsb *jsb = cv->jsb;
 	const struct own *o;
-	__u32 p, q, u, n, steps;
+	__u32 p, q, u, n, used = 0;
 
-	for (steps = 0; steps < cv->loglen; steps++) {
+	/* Once round the ring at most: tids that wrap could go on. */
+	while (used < cv->loglen) {
 		/* Its blocks, back from its commit. */
 		p = c;
-		for (n = 0; n < cv->loglen; n++) {
+		for (n = 0;; n++) {
+			if (used + n + 1 >= cv->loglen)
+				return;		/* the whole ring: not a log */
 			q = ring_prev(jsb, p);
 			o = own_at(cv, q);
 			if (q == c || o->seq != t ||
@@ -251,6 +254,7 @@ static void walk_back(struct cover *cv, struct e2sr_coverage *cov, __u32 t,
 				break;
 			p = q;
 		}
+		used += n + 1;
 		/* It begins with a revoke or descriptor block, or is empty. */
 		o = own_at(cv, p);
 		if (p != c && o->type != OWN_DESC && o->type != OWN_REVOKE)
@@ -376,7 +380,8 @@ static void decide(struct e2sr_ctx *ctx, struct e2sr_coverage *cov,
 /*
  * Fill ctx->coverage from the journal walk, with ctx->coverage.prev (set
  * by the caller, have_prev) as what the previous run saw.  Without a
- * journal coverage does not apply (E2SR_COVER_NONE).
+ * journal coverage does not apply (E2SR_COVER_NONE); with one that was
+ * not opened (external, no -j) nothing of its history can be read.
  */
 errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx)
 {
@@ -393,7 +398,13 @@ errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx)
 	cov->have_log = cov->have_from = 0;
 	cov->newest = cov->oldest = cov->from = 0;
 	cov->newest_time = cov->oldest_time = 0;
-	if (!ctx->journal || !ctx->have_history || !w->has_journal)
+	if (!ctx->journal) {
+		/* An external journal not given (-j): nothing of it read. */
+		if (ctx->fs && ext2fs_has_feature_journal(ctx->fs->super))
+			cov->how = E2SR_COVER_GAP;
+		return 0;
+	}
+	if (!ctx->have_history || !w->has_journal)
 		return 0;
 	memset(&cv, 0, sizeof(cv));
 	cv.jsb = &w->jsb;

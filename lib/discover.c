@@ -677,7 +677,7 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	errcode_t err;
 
 	if (!ctx->journal)
-		return 0;
+		return e2sr_coverage_scan(ctx);
 	if (!ctx->have_history) {
 		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
 		if (err)

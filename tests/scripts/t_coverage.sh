@@ -17,6 +17,7 @@
 #   3   no wrap between two runs: complete, exit 1, state moved on
 #   4   -n reads the state file, never writes it
 #   5   a symbolic link, garbage, a linked directory in place of the state
+#   6   an external journal, not given with -j: nothing of it is read
 . "$(dirname "$0")/../lib.sh"
 
 why=$(can_loop_mount)
@@ -348,4 +349,32 @@ if [ -z "$(ls "$T/real")" ] && [ "$rc" = 0 ] &&
 	pass "$name: a linked state directory is not used (warning, exit 0)"
 else
 	fail "$name: linked state directory" "rc=$rc $(ls "$T/real") $err"
+fi
+
+# ---- 6: an external journal not given ------------------------------------
+name="coverage 6 (external journal)"
+J=$T/ext.jnl I=$T/ext.img
+mke2fs -q -F -O journal_dev -b 4096 "$J" 8M >/dev/null 2>&1
+loop=$(losetup -f --show "$J" 2>/dev/null)
+if [ -n "$loop" ]; then
+	mkimg "$I" 32M -t ext4 -b 4096 -J device="$loop"
+	losetup -d "$loop"
+	run_e2secrm -n "$I"
+	if [ "$rc" = 4 ] &&
+	   echo "$out" | grep -q 'not given (-j): deletions cannot be traced'
+	then
+		pass "$name: without -j, its history is a gap (exit 4)"
+	else
+		fail "$name: without -j" "rc=$rc $out $err"
+	fi
+	run_e2secrm -n -j "$J" "$I"
+	if [ "$rc" = 0 ] &&
+	   echo "$out" | grep -q 'no transaction since the filesystem was made'
+	then
+		pass "$name: with -j, complete: nothing logged since mke2fs"
+	else
+		fail "$name: with -j" "rc=$rc $out $err"
+	fi
+else
+	skip "$name" "losetup -f failed"
 fi
