@@ -8,6 +8,8 @@
 #ifndef E2SECRM_CMD_H
 #define E2SECRM_CMD_H
 
+#include <limits.h>
+
 #include "e2secrm.h"
 
 /* Exit status bits, as documented in e2secrm(8). */
@@ -17,6 +19,22 @@
 #define E2SR_EXIT_ERROR		8	/* operational error */
 #define E2SR_EXIT_USAGE		16	/* usage error */
 #define E2SR_EXIT_CANCELLED	32	/* cancelled by the user */
+
+/* Where the state file was read from and written to, and how it went. */
+enum state_result {
+	STATE_OFF = 0,		/* --no-state, -n with no journal, ... */
+	STATE_NONE,		/* no file: no previous run */
+	STATE_READ,		/* read: the previous run */
+	STATE_BAD,		/* there, unusable: no previous run */
+};
+
+struct cmd_state {
+	char			path[PATH_MAX + 48];
+	char			uuid[40];
+	enum state_result	read;
+	int			written;
+	char			why[160];	/* STATE_BAD, or a write */
+};
 
 struct cmd_opts {
 	const char		*device;
@@ -32,6 +50,9 @@ struct cmd_opts {
 	const char		*json;		/* --json FILE, - for stdout */
 	int			verify;
 	int			skip_zero;
+	const char		*state_dir;	/* --state-dir, or default */
+	int			no_state;	/* --no-state */
+	struct cmd_state	*state;		/* what became of it */
 };
 
 extern const char *program_name;
@@ -45,6 +66,13 @@ void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		 errcode_t err);
+void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+
+/* state.c */
+void state_read(const char *dir, const char *uuid,
+		struct e2sr_cover_prev *prev, struct cmd_state *st);
+int state_write(const char *dir, const char *uuid,
+		const struct e2sr_cover_prev *now, struct cmd_state *st);
 
 /* json.c */
 enum json_stage {

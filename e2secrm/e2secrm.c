@@ -15,10 +15,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
 #include <et/com_err.h>
+#include <e2p/e2p.h>
 
 #include "e2secrm.h"
 #include "cmd.h"
@@ -27,6 +29,9 @@
 #endif
 
 const char *program_name = "e2secrm";
+
+/* Where what each run saw is kept, one file per filesystem UUID. */
+#define E2SR_STATE_DIR		"/var/lib/e2secrm"
 
 static volatile sig_atomic_t cancel_requested;
 
@@ -61,6 +66,9 @@ static void usage_to(FILE *f, int status)
 		"zero\n"
 		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
 		"\t--verify\tread back every wiped block\n"
+		"\t--state-dir DIR\twhere what each run saw is kept "
+		"(default " E2SR_STATE_DIR ")\n"
+		"\t--no-state\tneither read nor write it\n"
 		"\t-V\t\tprint version and exit\n",
 		program_name);
 	exit(status);
@@ -111,6 +119,8 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "skip-zero",	no_argument,		NULL, 'Z' },
 		{ "json",	required_argument,	NULL, 'O' },
 		{ "verify",	no_argument,		NULL, 'W' },
+		{ "state-dir",	required_argument,	NULL, 'P' },
+		{ "no-state",	no_argument,		NULL, 'X' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -175,6 +185,17 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		case 'W':
 			o->verify = 1;
 			break;
+		case 'P':
+			if (!*optarg) {
+				com_err(program_name, 0,
+					"--state-dir needs a directory");
+				usage();
+			}
+			o->state_dir = optarg;
+			break;
+		case 'X':
+			o->no_state = 1;
+			break;
 		case 'J':
 			o->journal_map = 1;
 			o->dry_run = 1;	/* a listing never writes */
@@ -199,6 +220,11 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 	if (optind != argc - 1)
 		usage();
 	o->device = argv[optind];
+	if (!o->state_dir) {
+		const char *env = getenv("E2SECRM_STATE_DIR");
+
+		o->state_dir = env && *env ? env : E2SR_STATE_DIR;
+	}
 }
 
 /*
@@ -220,6 +246,74 @@ static int confirm(const struct cmd_opts *o)
 	if (!fgets(answer, sizeof(answer), stdin))
 		return 0;
 	return answer[0] == 'y' || answer[0] == 'Y';
+}
+
+/*
+ * What the previous run saw, before anything is decided: -n reads it
+ * too, so that it says what -y would.  A file that cannot be used is
+ * reported and taken as no previous run, not a refusal.
+ */
+static void load_state(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	struct cmd_state *st = o->state;
+	struct e2sr_cover_prev prev;
+
+	st->read = STATE_OFF;
+	if (o->no_state || !ctx->journal)
+		return;
+	snprintf(st->uuid, sizeof(st->uuid), "%s",
+		 e2p_uuid2str(ctx->fs->super->s_uuid));
+	state_read(o->state_dir, st->uuid, &prev, st);
+	if (st->read == STATE_READ) {
+		ctx->coverage.have_prev = 1;
+		ctx->coverage.prev = prev;
+	} else if (st->read == STATE_BAD) {
+		com_err(program_name, 0, "%s: state file %s: %s; taken as no "
+			"previous run", o->device, st->path, st->why);
+	}
+}
+
+/*
+ * What this run saw, for the next one: the next run counts everything
+ * up to it as handled.  So never after a gap or a lost map no one
+ * answered (the next run reports them again), and, when only the
+ * free-space wipe answers them, only once it is done (@early 0, at the
+ * end of a run that wrote what it planned).  With nothing to answer it
+ * is written before the wipe too (@early 1): a run cut in its journal
+ * wipe has wiped the blocks first, and the re-run must not take the
+ * copies it wiped for maps lost to the ring.  A failure is a warning:
+ * this run's work is done.
+ */
+static void save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		       int early)
+{
+	struct cmd_state *st = o->state;
+	enum e2sr_cover_how how = ctx->coverage.how;
+	int complete = how == E2SR_COVER_CREATION ||
+		       how == E2SR_COVER_PREVIOUS;
+	struct e2sr_cover_prev now;
+
+	if (st->read == STATE_OFF || o->dry_run)
+		return;
+	if (early ? !complete || ctx->plan.unrecoverable :
+	    (!complete || ctx->plan.unrecoverable) && !ctx->plan.free_all)
+		return;
+	e2sr_coverage_next(ctx, &now);
+	now.run_time = (__u64)time(NULL);
+	if (state_write(o->state_dir, st->uuid, &now, st))
+		com_err(program_name, 0, "warning: %s: state file %s not "
+			"written (%s): the next run cannot count on this one",
+			o->device, st->path, st->why);
+}
+
+/* Found and left, or not traceable: exit bit 4. */
+static int left_over(const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *p = &ctx->plan;
+
+	return p->left || ((p->unrecoverable ||
+			    ctx->coverage.how == E2SR_COVER_GAP) &&
+			   !p->free_all);
 }
 
 static int run(struct cmd_opts *o)
@@ -263,6 +357,7 @@ static int run(struct cmd_opts *o)
 		status = journal_map(ctx, o);
 		goto out;
 	}
+	load_state(ctx, o);
 	err = e2sr_inventory_scan(ctx);
 	if (!err)
 		err = e2sr_plan_build(ctx);
@@ -285,19 +380,18 @@ static int run(struct cmd_opts *o)
 		goto fail;
 	}
 	report_inventory(ctx, o);
+	report_coverage(ctx, o);
 
 	if (e2sr_plan_empty(&ctx->plan) &&
 	    ctx->recovered != E2SR_RECOVERY_VIEW) {
-		if (ctx->plan.left ||
-		    (ctx->plan.unrecoverable && !ctx->plan.free_all))
+		if (left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
 		report_plan(ctx, o);
 		goto out;
 	}
 	report_plan(ctx, o);
 	if (o->dry_run) {
-		if (!e2sr_plan_empty(&ctx->plan) || ctx->plan.left ||
-		    (ctx->plan.unrecoverable && !ctx->plan.free_all))
+		if (!e2sr_plan_empty(&ctx->plan) || left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
 		goto out;
 	}
@@ -325,11 +419,11 @@ static int run(struct cmd_opts *o)
 			report_error(ctx, err, "while flushing", o->device);
 			goto fail;
 		}
-		if (ctx->plan.left ||
-		    (ctx->plan.unrecoverable && !ctx->plan.free_all))
+		if (left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
 		goto out;
 	}
+	save_state(ctx, o, 1);
 	err = e2sr_execute(ctx);
 	json_mark(JSON_WIPED, ctx);
 	progress_done(ctx);
@@ -353,10 +447,11 @@ static int run(struct cmd_opts *o)
 		goto fail;
 	}
 	status |= E2SR_EXIT_WIPED;
-	if (ctx->plan.left ||
-	    (ctx->plan.unrecoverable && !ctx->plan.free_all))
+	if (left_over(ctx))
 		status |= E2SR_EXIT_LEFT;
 out:
+	if (!(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED)))
+		save_state(ctx, o, 0);
 	json_write(ctx, o, status, 0);
 	e2sr_ctx_free(ctx);
 	return status;
@@ -369,6 +464,7 @@ fail:
 
 int main(int argc, char **argv)
 {
+	static struct cmd_state state;
 	struct cmd_opts opts;
 	struct sigaction sa;
 
@@ -378,6 +474,7 @@ int main(int argc, char **argv)
 		program_name = slash ? slash + 1 : argv[0];
 	}
 	parse_args(argc, argv, &opts);
+	opts.state = &state;
 	/*
 	 * The report line by line, so that a log shows how far a run got;
 	 * a journal listing into a pipe, a line per copy, goes in blocks.

@@ -197,6 +197,68 @@ static const char *recovered_name(enum e2sr_recovered r)
 	return "?";
 }
 
+static const char *state_name(enum state_result r)
+{
+	switch (r) {
+	case STATE_OFF:
+		return "off";
+	case STATE_NONE:
+		return "none";
+	case STATE_READ:
+		return "read";
+	case STATE_BAD:
+		return "unusable";
+	}
+	return "?";
+}
+
+/* How far back the journal's history goes; null without a journal. */
+static void put_coverage(const struct e2sr_ctx *ctx,
+			 const struct cmd_opts *o)
+{
+	const struct e2sr_coverage *c = &ctx->coverage;
+	const struct cmd_state *st = o->state;
+
+	if (c->how == E2SR_COVER_NONE) {
+		fprintf(json_out, "  \"coverage\": null,\n");
+		return;
+	}
+	fprintf(json_out, "  \"coverage\": {\"complete\": %s, \"reaches\": ",
+		c->how == E2SR_COVER_GAP ? "false" : "true");
+	fputs(c->how == E2SR_COVER_CREATION ? "\"creation\"" :
+	      c->how == E2SR_COVER_PREVIOUS ? "\"previous_run\"" : "null",
+	      json_out);
+	if (c->have_from)
+		fprintf(json_out, ", \"oldest_tid\": %u, \"oldest_time\": %"
+			PRIu64, c->oldest, (uint64_t)c->oldest_time);
+	else
+		fprintf(json_out, ", \"oldest_tid\": null, "
+			"\"oldest_time\": null");
+	if (c->have_log)
+		fprintf(json_out, ", \"newest_tid\": %u, \"newest_time\": %"
+			PRIu64, c->newest, (uint64_t)c->newest_time);
+	else
+		fprintf(json_out, ", \"newest_tid\": null, "
+			"\"newest_time\": null");
+	if (c->have_prev)
+		fprintf(json_out, ", \"previous_run\": {\"tid\": %u, "
+			"\"tid_time\": %" PRIu64 ", \"run_time\": %" PRIu64
+			"}", c->prev.tid, (uint64_t)c->prev.tid_time,
+			(uint64_t)c->prev.run_time);
+	else
+		fprintf(json_out, ", \"previous_run\": null");
+	fprintf(json_out, ", \"state_file\": ");
+	if (st && st->read != STATE_OFF)
+		put_string(st->path);
+	else
+		fputs("null", json_out);
+	fprintf(json_out, ", \"state_read\": \"%s\", \"state_mismatch\": %s, "
+		"\"state_written\": %s},\n",
+		state_name(st ? st->read : STATE_OFF),
+		c->prev_mismatch ? "true" : "false",
+		st && st->written ? "true" : "false");
+}
+
 void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		errcode_t err)
 {
@@ -250,6 +312,7 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	} else {
 		fprintf(json_out, "  \"journal\": null,\n");
 	}
+	put_coverage(ctx, o);
 	fprintf(json_out, "  \"secure_delete_inodes\": {\"total\": %zu, "
 		"\"in_use\": %zu, \"deleted\": %zu, \"journal_only\": %zu},\n",
 		ctx->inv.count, live, deleted, historic);

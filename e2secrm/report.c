@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <inttypes.h>
+#include <time.h>
 
 #include <et/com_err.h>
 #include <e2p/e2p.h>
@@ -152,6 +153,84 @@ void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	printf(") among %u inodes scanned\n", inv->inodes_scanned);
 }
 
+/* A commit or run time, local; 0 is "no time recorded". */
+static const char *when(__u64 sec, char *buf, size_t len)
+{
+	time_t t = (time_t)sec;
+	struct tm tm;
+
+	if (!sec || (__u64)t != sec || !localtime_r(&t, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "an unknown time");
+	return buf;
+}
+
+/*
+ * How far back the journal shows what happened, and whether that reaches
+ * the last run (or the journal's creation): a deletion before the
+ * history starts and after the last run cannot be traced at all.
+ */
+void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	const struct e2sr_coverage *c = &ctx->coverage;
+	const struct cmd_state *st = o->state;
+	char t1[32], t2[32], t3[32], last[96];
+
+	if (!ctx->journal && c->how == E2SR_COVER_GAP) {
+		printf("%s: the journal is on another device and was not "
+		       "given (-j): deletions cannot be traced through it\n",
+		       o->device);
+		printf("%s: %s\n", o->device, ctx->plan.free_all ?
+		       "all free space will be wiped for them" :
+		       "wipe all free space to be sure (--all-free-if-lost)");
+		return;
+	}
+	if (!ctx->journal) {
+		if (o->verbose)
+			printf("%s: no journal: a deleted secure-delete file "
+			       "whose inode was used again since cannot be "
+			       "traced\n", o->device);
+		return;
+	}
+	if (c->prev_mismatch)
+		printf("%s: the state file %s does not match this journal "
+		       "(reset, or another filesystem with the same UUID): "
+		       "taken as no previous run\n", o->device, st->path);
+	if (c->have_prev)
+		snprintf(last, sizeof(last), "the last run (%s, transaction "
+			 "%u)", when(c->prev.run_time, t3, sizeof(t3)),
+			 c->prev.tid);
+	else
+		snprintf(last, sizeof(last), "the filesystem was made");
+	if (!c->have_from && c->how != E2SR_COVER_GAP) {
+		printf("%s: journal: no transaction since %s\n", o->device,
+		       last);
+		return;
+	}
+	if (c->how != E2SR_COVER_GAP) {
+		printf("%s: journal history covers transactions %u..%u (%s to "
+		       "%s), back to %s\n", o->device, c->oldest, c->newest,
+		       when(c->oldest_time, t1, sizeof(t1)),
+		       when(c->newest_time, t2, sizeof(t2)),
+		       c->how == E2SR_COVER_CREATION ?
+		       "the journal's creation" : last);
+		return;
+	}
+	if (c->have_from)
+		printf("%s: journal history covers transactions %u..%u since "
+		       "%s; deletions before that, since %s, cannot be "
+		       "traced\n", o->device, c->oldest, c->newest,
+		       when(c->oldest_time, t1, sizeof(t1)), last);
+	else
+		printf("%s: journal holds no transaction that can be read in "
+		       "full; deletions since %s cannot be traced\n",
+		       o->device, last);
+	printf("%s: %s\n", o->device, ctx->plan.free_all ?
+	       "all free space will be wiped for them" :
+	       "wipe all free space to be sure (--all-free-if-lost); run "
+	       "e2secrm more often than the journal fills (see e2secrm(8))");
+}
+
 static void print_blocks(const char *what, blk64_t n, unsigned bs)
 {
 	printf("  %-24s %10" PRIu64 " blocks %14" PRIu64 " bytes\n", what,
@@ -285,8 +364,9 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		else if ((f->state == E2SR_STATE_DELETED ||
 			  f->state == E2SR_STATE_HISTORIC) &&
 			 (f->map_status & E2SR_MAP_EMPTY))
-			printf("%s: inode %u: its block map is no longer in "
-			       "its record; data blocks it had may remain in "
+			printf("%s: inode %u: its block map is lost: not in "
+			       "its record, nor in any journal copy still "
+			       "readable; data blocks it had may remain in "
 			       "free space\n", o->device, f->ino);
 		else if ((f->state == E2SR_STATE_DELETED ||
 			  f->state == E2SR_STATE_HISTORIC) &&

@@ -1161,6 +1161,93 @@ static errcode_t take_ea_inode(struct discover *d, size_t a, size_t b)
 	return 0;
 }
 
+/*
+ * Whether the identity of versions [first, end), none of which shows a
+ * block map, is accounted for: the readable history (coverage.c) holds
+ * its whole life, or the previous run saw all of it.
+ *  - The journal reaches back to its own creation, or a readable copy of
+ *    the inode's table block from before every version of it holds
+ *    another record (or none) in its place: every transaction since is
+ *    readable, and each change of the record logged its block, so a map
+ *    it had would be in some version.
+ *  - Every version is from a transaction the previous run saw: that run
+ *    saw these and maybe more (its own journal wipe, cut short, may have
+ *    taken the rest, after the blocks they mapped), and its state is only
+ *    written when it left no lost map unanswered.
+ * What the journal cannot show either way: blocks allocated, written and
+ * freed between two commits.
+ */
+static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
+			      int *born)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	const struct e2sr_coverage *cov = &ctx->coverage;
+	const struct e2sr_version *v;
+	ext2_ino_t ino = d->v[first].ino;
+	__u32 ipg = fs->super->s_inodes_per_group, gen = d->v[first].generation;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super), seq = 0;
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+	int have_seq = 0, seen;
+	size_t i, count;
+	blk64_t blk;
+	errcode_t err;
+
+	*born = cov->how == E2SR_COVER_CREATION;
+	if (*born)
+		return 0;
+	seen = cov->have_prev;
+	for (i = first; i < end; i++) {
+		if (d->v[i].len) {
+			seen = 0;	/* fast commit: after every full one */
+			continue;
+		}
+		if (!have_seq || tid_le(d->v[i].sequence, seq))
+			seq = d->v[i].sequence;
+		have_seq = 1;
+		if (!tid_le(d->v[i].sequence, cov->prev.tid))
+			seen = 0;
+	}
+	if (seen) {
+		*born = 1;
+		return 0;
+	}
+	if (!cov->have_from || !ipb)
+		return 0;
+	blk = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+	if (!blk)
+		return 0;
+	blk += ((ino - 1) % ipg) / ipb;
+	v = e2sr_history_versions(&ctx->history, blk, &count);
+	for (i = 0; i < count; i++) {
+		const struct ext2_inode_large *rec;
+
+		if (v[i].kind != E2SR_JK_ITABLE || !v[i].verified ||
+		    ino < v[i].ino || ino - v[i].ino >= v[i].ino_count ||
+		    !e2sr_coverage_readable(cov, v[i].sequence) ||
+		    (have_seq && tid_le(seq, v[i].sequence)))
+			continue;
+		err = read_copy(d, v[i].jblock, v[i].escaped, 0);
+		if (err)
+			return err;
+		rec = (const struct ext2_inode_large *)
+		      (d->block + (ino - v[i].ino) * isz);
+		if (!rec->i_mode && !rec->i_flags) {
+			*born = 1;	/* never used then */
+			return 0;
+		}
+		memcpy(d->inode, rec, isz);
+		if (ext2fs_has_feature_metadata_csum(fs->super) &&
+		    !ext2fs_inode_csum_verify(fs, ino, d->inode))
+			continue;
+		if (d->inode->i_generation != gen) {
+			*born = 1;	/* someone else's then */
+			return 0;
+		}
+	}
+	return 0;
+}
+
 /* Every EA inode the secure-delete files' entries named. */
 static errcode_t take_ea_inodes(struct discover *d)
 {
@@ -1216,12 +1303,23 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	if (err)
 		return err;
 	/*
-	 * No version ever had data (an empty file): its map is not lost,
-	 * there never was one.
+	 * No version shows a map.  Empty only if the journal shows the
+	 * record's whole life: else its map may be in copies gone by now.
 	 */
 	file = &ctx->inv.files[idx];
-	if ((file->map_status & E2SR_MAP_EMPTY) && !file->had_data)
-		file->map_status &= ~E2SR_MAP_EMPTY;
+	if (!file->had_data && !file->map_count &&
+	    (file->state == E2SR_STATE_DELETED ||
+	     file->state == E2SR_STATE_HISTORIC)) {
+		int born;
+
+		err = born_in_view(d, first, end, &born);
+		if (err)
+			return err;
+		if (born)
+			file->map_status &= ~E2SR_MAP_EMPTY;
+		else
+			file->map_status |= E2SR_MAP_EMPTY;
+	}
 	return 0;
 }
 
@@ -1240,13 +1338,17 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	d.ctx = ctx;
 	d.ea_inode = ext2fs_has_feature_ea_inode(fs->super);
 	if (!ctx->journal && !d.ea_inode)
-		return 0;
+		return e2sr_coverage_scan(ctx);
 	if (ctx->journal && !ctx->have_history) {
 		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
 		if (err)
 			return err;
 		ctx->have_history = 1;
 	}
+	/* How far back the history reaches: what "empty" can rest on. */
+	err = e2sr_coverage_scan(ctx);
+	if (err)
+		return err;
 	d.isize = EXT2_INODE_SIZE(fs->super);
 	if (d.isize < sizeof(struct ext2_inode_large))
 		d.isize = sizeof(struct ext2_inode_large);

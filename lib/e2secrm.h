@@ -231,6 +231,45 @@ struct e2sr_livemap {
 	int			complete;
 };
 
+/* What a previous run saw of a filesystem's journal (its state file). */
+struct e2sr_cover_prev {
+	__u32			tid;		/* newest transaction it saw */
+	__u64			tid_time;	/* its commit time, 0: none */
+	__u32			sequence;	/* s_sequence it left: the next */
+	__u32			head;		/* s_head it left, 0: none */
+	__u64			run_time;	/* when it ran */
+};
+
+/* Why the journal's history is complete, or is not (coverage.c). */
+enum e2sr_cover_how {
+	E2SR_COVER_NONE = 0,	/* no journal: coverage does not apply */
+	E2SR_COVER_CREATION,	/* back to the journal's creation */
+	E2SR_COVER_PREVIOUS,	/* back to the previous run */
+	E2SR_COVER_GAP,		/* neither: deletions may be untraceable */
+};
+
+/*
+ * Which transactions the journal still shows in full, and whether they
+ * reach back to the previous run or to the journal's creation.  @prev is
+ * set by the caller before the scan (from the state file); the rest is
+ * e2sr_coverage_scan()'s.
+ */
+struct e2sr_coverage {
+	int			have_prev;
+	struct e2sr_cover_prev	prev;
+	int			prev_mismatch;	/* prev is not this journal's */
+
+	enum e2sr_cover_how	how;
+	int			have_log;	/* a committed transaction */
+	int			have_from;	/* from..newest are readable */
+	__u32			newest;		/* newest committed tid */
+	__u64			newest_time;
+	__u32			oldest;		/* oldest readable in full */
+	__u64			oldest_time;
+	__u32			from;		/* tids before it: not seen */
+	__u32			bound;		/* tids from here on: not yet */
+};
+
 /* Whether the journal was recovered before the run. */
 enum e2sr_recovered {
 	E2SR_RECOVERY_NONE = 0,		/* it did not need it */
@@ -342,6 +381,8 @@ struct e2sr_ctx {
 	unsigned char		*name_blob;
 	size_t			name_blob_len;
 	int			have_name_copies;
+	/* How far back the journal's history reaches (coverage.c). */
+	struct e2sr_coverage	coverage;
 	/* While a historic map is read: which blocks come from the journal. */
 	e2sr_view_lookup_fn	map_lookup;
 	void			*map_lookup_priv;
@@ -403,6 +444,12 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx);
+
+/* coverage.c */
+errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
+int e2sr_coverage_readable(const struct e2sr_coverage *c, __u32 tid);
+void e2sr_coverage_next(const struct e2sr_ctx *ctx,
+			struct e2sr_cover_prev *now);
 
 /* discover.c */
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);

@@ -171,9 +171,15 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 		if (file->map_status & E2SR_MAP_LOST)
 			plan->unrecoverable++;
 	}
-	/* Free space the plan cannot narrow down: all of it, if asked. */
+	/*
+	 * Free space the plan cannot narrow down: all of it, if asked.  A
+	 * gap in the journal's history (coverage.c) hides deletions no map
+	 * can be read for: the same answer.
+	 */
 	if ((ctx->sanitize & E2SR_FREE_ALL) ||
-	    ((ctx->sanitize & E2SR_FREE_IF_LOST) && plan->unrecoverable)) {
+	    ((ctx->sanitize & E2SR_FREE_IF_LOST) &&
+	     (plan->unrecoverable ||
+	      ctx->coverage.how == E2SR_COVER_GAP))) {
 		plan->free_all = 1;
 		plan->free_count = e2sr_free_count(ctx);
 	}

@@ -9,6 +9,10 @@
 : "${RESULTS:=/dev/stdout}"
 T=$(mktemp -d "${TMPDIR:-/tmp}/e2secrm-test.XXXXXX") || exit 1
 MNT_DEV=
+# What a run saw goes into the test's own directory, never the machine's
+# /var/lib/e2secrm; each script starts with no previous run.
+E2SECRM_STATE_DIR=$T/state
+export E2SECRM_STATE_DIR
 cleanup() {
 	if [ -n "$MNT_DEV" ]; then
 		umount "$T/mnt" 2>/dev/null

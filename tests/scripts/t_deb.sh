@@ -33,11 +33,14 @@ for f in /usr/sbin/e2secrm /usr/sbin/e2secrm-maint \
 	 /lib/systemd/system/e2secrm@.service \
 	 /lib/systemd/system/e2secrm-maint@.service \
 	 /lib/systemd/system/e2secrm-maint@.timer \
-	 /usr/share/doc/e2secrm/e2secrm.cron /usr/share/doc/e2secrm/copyright; do
+	 /usr/share/doc/e2secrm/e2secrm.cron /usr/share/doc/e2secrm/copyright \
+	 /var/lib/e2secrm/; do
 	grep -qx "$f" "$W/list" || missing="$missing $f"
 done
-[ -z "$missing" ] && pass "deb: binaries, man pages, units, cron example" ||
-	fail "deb: binaries, man pages, units, cron example" "missing:$missing"
+[ -z "$missing" ] &&
+	pass "deb: binaries, man pages, units, cron example, state directory" ||
+	fail "deb: binaries, man pages, units, cron example, state directory" \
+		"missing:$missing"
 extra=$(grep -E '\.(o|a|c|h|sh)$|/tests/|unit/test_|e2secrm-cut' "$W/list")
 [ -z "$extra" ] && pass "deb: no build products or tests" ||
 	fail "deb: no build products or tests" "$extra"

@@ -90,6 +90,13 @@ B=$T/base.img
 mkimg "$B" 32M -t ext4 -b 1024
 kmount "$B" || { fail "interrupt: mount" "mount failed"; exit 0; }
 M=$T/mnt
+# Two transactions of nothing secret first: debugfs logs the "needs
+# recovery" transaction below at the journal's first block, over the
+# kernel's oldest ones, and a map copy lost there is a lost map (exit 4).
+touch "$M/filler1"
+sync
+touch "$M/filler2"
+sync
 mkdir "$M/sd"
 chattr +s "$M/sd"
 i=0
@@ -123,7 +130,9 @@ kumount
 cut_all "interrupt: kernel-made image" "$B"
 
 # The same, with a transaction debugfs leaves to recover: the cut can
-# land in the replay too.
+# land in the replay too.  The runs above left the state of this
+# filesystem (same UUID): it proves the history complete up to the
+# debugfs transaction, which took the place of the kernel's oldest.
 cp "$B" "$T/rbase.img"
 canary "$T/blk" "CUT-REPLAY-$$" 1024
 printf 'jo\njw -b 30000 %s\njc\n' "$T/blk" | dfs "$T/rbase.img"

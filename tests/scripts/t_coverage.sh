@@ -1,0 +1,380 @@
+# t_coverage.sh --- losses that leave no trace are still reported.
+#
+# The journal is a ring: once the kernel has written more than it holds,
+# the copies that showed a deleted file's block map are gone.  These
+# scenarios make the kernel wrap a small journal (1 MiB, 1024 blocks of
+# 1 KiB, the least mke2fs makes) with a few hundred committed
+# transactions, and check that e2secrm says what it cannot trace (exit
+# bit 4), that --all-free-if-lost then gets the secret out of free space,
+# and that the state file (what the last run saw, per filesystem UUID)
+# proves the history complete when it is.
+#   1a  a deleted +s file whose only journal version is from after its
+#       deletion, no previous run: its map is lost, and so is the history
+#   1b  the same with a previous run after the wrap: the history is
+#       complete, the file's map is lost all the same
+#   2   the journal wraps between two runs, past a +s file created and
+#       deleted in between, with and without its inode being reused
+#   3   no wrap between two runs: complete, exit 1, state moved on
+#   4   -n reads the state file, never writes it
+#   5   a symbolic link, garbage, a linked directory in place of the state
+#   6   an external journal, not given with -j: nothing of it is read
+. "$(dirname "$0")/../lib.sh"
+
+why=$(can_loop_mount)
+if [ $? != 0 ]; then
+	skip "coverage" "loop mount unavailable: $why"
+	exit 0
+fi
+
+S=$E2SECRM_STATE_DIR
+
+newimg() {
+	rm -f "$1"
+	mkimg "$1" 64M -t ext4 -b 1024 -J size=1
+}
+
+uuid_of() {
+	dumpe2fs -h "$1" 2>/dev/null | awk '/^Filesystem UUID:/ { print $3 }'
+}
+
+state_of() {
+	echo "$S/$(uuid_of "$1").state"
+}
+
+# The journal's s_sequence: the tid after the last one written.
+jseq() {
+	printf '%d\n' "$(dumpe2fs -h "$1" 2>/dev/null |
+		awk '/^Journal sequence:/ { print $3 }')"
+}
+
+# The oldest transaction with a copy still in the ring.
+oldest_tid() {
+	"$E2SECRM" --journal-map "$1" 2>/dev/null |
+		awk 'NR > 3 && $2 ~ /^[0-9]+$/ { if (!m || $2 < m) m = $2 }
+		     END { print m + 0 }'
+}
+
+# prep_churn: the files churn rewrites, made before anything else so
+# that churning takes no inode (a freed one stays free, flag and all).
+prep_churn() {
+	mkdir "$T/mnt/churn"
+	i=0
+	while [ "$i" -lt 20 ]; do
+		echo "$i" >"$T/mnt/churn/f$i"
+		i=$((i + 1))
+	done
+}
+
+# churn N: N committed transactions of other files' metadata.
+churn() {
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		echo "$i" >"$T/mnt/churn/f$((i % 20))"
+		sync
+		i=$((i + 1))
+	done
+}
+
+# mk_secret TOKEN: a +s file, and three others after it so that its
+# inode table block is not logged again by the files that follow.
+mk_secret() {
+	canary "$T/mnt/secret" "$1" 20000
+	chattr +s "$T/mnt/secret"
+	touch "$T/mnt/pad1" "$T/mnt/pad2" "$T/mnt/pad3"
+	sync
+}
+
+fsck_ok() {
+	e2fsck -fn "$2" >"$T/fsck" 2>&1 && pass "$1: e2fsck -fn clean" ||
+		fail "$1: e2fsck -fn clean" "$(tail -3 "$T/fsck")"
+}
+
+# ---- 1a: only the post-deletion version, no previous run --------------
+name="coverage 1a (lost map, no previous run)"
+I=$T/a.img
+TOK=COVA-$$
+newimg "$I"
+kmount "$I" && prep_churn && mk_secret "$TOK" && kumount
+seq0=$(jseq "$I")
+kmount "$I" && churn 200 && kumount
+old=$(oldest_tid "$I")
+kmount "$I" && rm "$T/mnt/secret" && kumount
+if [ "$old" -le "$seq0" ]; then
+	fail "$name: the ring wrapped" "oldest tid $old, secret logged before $seq0"
+fi
+before=$(count "$TOK" "$I")
+cp "$I" "$T/a2.img"
+run_e2secrm -n "$I"
+if [ $((rc & 4)) = 4 ] && echo "$out" | grep -q 'block map is lost' &&
+   echo "$out" | grep -q 'cannot be traced'; then
+	pass "$name: -n reports the lost map and the gap (exit $rc)"
+else
+	fail "$name: -n reports the lost map and the gap" "rc=$rc $out"
+fi
+run_e2secrm -y "$I"
+if [ $((rc & 4)) = 4 ] && echo "$out" | grep -q 'block map is lost' &&
+   [ "$(count "$TOK" "$I")" -gt 0 ] && [ ! -e "$(state_of "$I")" ]; then
+	pass "$name: -y reports it, leaves it, writes no state (exit $rc)"
+else
+	fail "$name: -y reports it and leaves it" \
+		"rc=$rc left=$(count "$TOK" "$I") $out $err"
+fi
+run_e2secrm -y --all-free-if-lost "$T/a2.img"
+after=$(count "$TOK" "$T/a2.img")
+if [ "$before" -gt 0 ] && [ "$after" = 0 ] && [ "$rc" = 1 ]; then
+	pass "$name: --all-free-if-lost wipes it from free space ($before lines before)"
+else
+	fail "$name: --all-free-if-lost wipes it" \
+		"rc=$rc, $before before, $after after: $out $err"
+fi
+fsck_ok "$name" "$T/a2.img"
+run_e2secrm -y "$T/a2.img"
+[ "$rc" = 0 ] && pass "$name: a run after the answered gap finds nothing" ||
+	fail "$name: a run after the answered gap finds nothing" "rc=$rc $out"
+
+# ---- 1b: the history is complete, the map is lost all the same ---------
+name="coverage 1b (lost map, history complete)"
+I=$T/b.img
+TOK=COVB-$$
+newimg "$I"
+kmount "$I" && prep_churn && mk_secret "$TOK" && kumount
+kmount "$I" && churn 200 && kumount
+# The wrap is answered by wiping all free space: the state is written.
+run_e2secrm -y --all-free-if-lost "$I"
+st=$(state_of "$I")
+if [ -f "$st" ] && grep -q '^tid=' "$st" &&
+   echo "$out" | grep -q 'cannot be traced'; then
+	pass "$name: first run on a wrapped journal: gap answered, state written"
+else
+	fail "$name: first run: gap answered, state written" "rc=$rc $out $err"
+fi
+kmount "$I" && rm "$T/mnt/secret" && kumount
+before=$(count "$TOK" "$I")
+sum=$(sha "$st")
+run_e2secrm -n "$I"
+if [ $((rc & 4)) = 4 ] && echo "$out" | grep -q 'block map is lost' &&
+   echo "$out" | grep -q 'covers transactions' &&
+   ! echo "$out" | grep -q 'cannot be traced'; then
+	pass "$name: -n reports the lost map, and no gap (exit $rc)"
+else
+	fail "$name: -n reports the lost map, and no gap" "rc=$rc $out"
+fi
+run_e2secrm -y "$I"
+if [ "$rc" = 5 ] && [ "$(count "$TOK" "$I")" -gt 0 ] &&
+   [ "$(sha "$st")" = "$sum" ]; then
+	pass "$name: -y scrubs the record, reports the lost map, keeps the state (exit 5)"
+else
+	fail "$name: -y reports the lost map" "rc=$rc $out $err"
+fi
+# The record is gone now; the loss is not forgotten until answered.
+run_e2secrm -y "$I"
+if [ $((rc & 4)) = 4 ] && echo "$out" | grep -q 'cannot be traced'; then
+	pass "$name: the next run reports it again, as a gap (exit $rc)"
+else
+	fail "$name: the next run reports it again" "rc=$rc $out $err"
+fi
+run_e2secrm -y --all-free-if-lost "$I"
+after=$(count "$TOK" "$I")
+if [ "$before" -gt 0 ] && [ "$after" = 0 ] && [ "$rc" = 1 ] &&
+   [ "$(sha "$st")" != "$sum" ]; then
+	pass "$name: --all-free-if-lost wipes it from free space, state written"
+else
+	fail "$name: --all-free-if-lost wipes it" \
+		"rc=$rc, $before before, $after after: $out $err"
+fi
+fsck_ok "$name" "$I"
+run_e2secrm -y "$I"
+[ "$rc" = 0 ] && pass "$name: then a run finds nothing" ||
+	fail "$name: then a run finds nothing" "rc=$rc $out"
+
+# ---- 2: the journal wraps between two runs -----------------------------
+wrap_case() {
+	name="coverage 2 (wrap between runs, $1)"
+	I=$T/w.img
+	TOK=COVW$1-$$
+	newimg "$I"
+	kmount "$I" && prep_churn && kumount
+	run_e2secrm -y "$I"
+	st=$(state_of "$I")
+	if [ "$rc" = 0 ] && [ -f "$st" ] &&
+	   echo "$out" | grep -q 'covers transactions'; then
+		pass "$name: first run complete, state written"
+	else
+		fail "$name: first run complete, state written" \
+			"rc=$rc $out $err"
+	fi
+	kmount "$I" || return
+	canary "$T/mnt/secret" "$TOK" 20000
+	chattr +s "$T/mnt/secret"
+	sync
+	ino=$(stat -c %i "$T/mnt/secret")
+	rm "$T/mnt/secret"
+	sync
+	if [ "$1" = reuse ]; then
+		echo plain >"$T/mnt/plain"
+		sync
+		[ "$(stat -c %i "$T/mnt/plain")" = "$ino" ] ||
+			fail "$name: inode reused" "plain file is not inode $ino"
+	fi
+	churn 200
+	kumount
+	before=$(count "$TOK" "$I")
+	cp "$I" "$T/w2.img"
+	run_e2secrm -n "$I"
+	if [ $((rc & 4)) = 4 ] &&
+	   echo "$out" | grep -q 'since the last run.*cannot be traced'; then
+		pass "$name: -n reports the gap since the last run (exit $rc)"
+	else
+		fail "$name: -n reports the gap since the last run" "rc=$rc $out"
+	fi
+	run_e2secrm -y "$I"
+	if [ $((rc & 4)) = 4 ] && [ "$(count "$TOK" "$I")" -gt 0 ] &&
+	   echo "$out" | grep -q 'cannot be traced'; then
+		pass "$name: -y reports the gap, secret left (exit $rc)"
+	else
+		fail "$name: -y reports the gap" "rc=$rc $out $err"
+	fi
+	run_e2secrm -y --all-free-if-lost "$T/w2.img"
+	after=$(count "$TOK" "$T/w2.img")
+	if [ "$before" -gt 0 ] && [ "$after" = 0 ] && [ "$rc" = 1 ]; then
+		pass "$name: --all-free-if-lost gets the secret out ($before lines before)"
+	else
+		fail "$name: --all-free-if-lost gets the secret out" \
+			"rc=$rc, $before before, $after after: $out $err"
+	fi
+	fsck_ok "$name" "$T/w2.img"
+	run_e2secrm -y "$T/w2.img"
+	[ "$rc" = 0 ] && pass "$name: the next run is complete, finds nothing" ||
+		fail "$name: the next run finds nothing" "rc=$rc $out"
+}
+wrap_case reuse
+wrap_case noreuse
+
+# ---- 3: no wrap between two runs ---------------------------------------
+name="coverage 3 (no wrap between runs)"
+I=$T/n.img
+TOK=COVN-$$
+newimg "$I"
+kmount "$I" && touch "$T/mnt/first" && kumount
+run_e2secrm -y "$I"
+st=$(state_of "$I")
+t1=$(sed -n 's/^tid=//p' "$st" 2>/dev/null)
+kmount "$I" && mk_secret "$TOK" && rm "$T/mnt/secret" && kumount
+before=$(count "$TOK" "$I")
+run_e2secrm -y "$I"
+t2=$(sed -n 's/^tid=//p' "$st" 2>/dev/null)
+if [ "$rc" = 1 ] && [ "$before" -gt 0 ] && [ "$(count "$TOK" "$I")" = 0 ] &&
+   echo "$out" | grep -q 'covers transactions.*last run' &&
+   ! echo "$out" | grep -q 'cannot be traced'; then
+	pass "$name: complete, secret wiped through the journal (exit 1)"
+else
+	fail "$name: complete, secret wiped" "rc=$rc before=$before $out $err"
+fi
+if [ -n "$t1" ] && [ -n "$t2" ] && [ "$t2" -gt "$t1" ]; then
+	pass "$name: state moved on (tid $t1 -> $t2)"
+else
+	fail "$name: state moved on" "tid '$t1' -> '$t2'"
+fi
+run_e2secrm --json "$T/n.json" -n "$I"
+if grep -q '"coverage": {' "$T/n.json" &&
+   grep -q '"complete": true' "$T/n.json" &&
+   grep -q "\"previous_run\": {\"tid\": $t2" "$T/n.json"; then
+	pass "$name: JSON shows the covered interval and the previous run"
+else
+	fail "$name: JSON coverage" "$(grep coverage "$T/n.json")"
+fi
+
+# ---- 4: -n never writes the state file -----------------------------------
+name="coverage 4 (-n)"
+I=$T/d.img
+newimg "$I"
+kmount "$I" && touch "$T/mnt/first" && kumount
+st=$(state_of "$I")
+run_e2secrm -n "$I"
+[ ! -e "$st" ] && pass "$name: no state file after -n" ||
+	fail "$name: no state file after -n" "$(ls -l "$st")"
+run_e2secrm -y "$I"
+sum=$(sha "$st" 2>/dev/null)
+kmount "$I" && touch "$T/mnt/second" && kumount
+run_e2secrm -n "$I"
+[ -n "$sum" ] && [ "$(sha "$st")" = "$sum" ] &&
+	pass "$name: -n leaves the state file as it was" ||
+	fail "$name: -n leaves the state file as it was" "changed or missing"
+run_e2secrm -y --no-state "$I"
+[ "$(sha "$st")" = "$sum" ] && pass "$name: --no-state writes nothing" ||
+	fail "$name: --no-state writes nothing" "changed"
+run_e2secrm -y --state-dir "$T/other" "$I"
+[ -f "$T/other/$(uuid_of "$I").state" ] &&
+	[ "$(stat -c %a "$T/other")" = 700 ] &&
+	[ "$(stat -c %a "$T/other/$(uuid_of "$I").state")" = 600 ] &&
+	pass "$name: --state-dir: directory made 700, file 600" ||
+	fail "$name: --state-dir writes there" "$(ls -la "$T/other")"
+
+# ---- 5: hostile state files ----------------------------------------------
+name="coverage 5 (hostile state)"
+I=$T/h.img
+newimg "$I"
+kmount "$I" && touch "$T/mnt/first" && kumount
+st=$(state_of "$I")
+mkdir -p "$S"
+echo "not yours" >"$T/target"
+ln -sf "$T/target" "$st"
+run_e2secrm -y "$I"
+if [ "$(cat "$T/target")" = "not yours" ] && [ ! -L "$st" ] && [ -f "$st" ] &&
+   echo "$out$err" | grep -q 'state file.*no previous run'; then
+	pass "$name: a symbolic link is neither read nor written through"
+else
+	fail "$name: symbolic link" "rc=$rc $(ls -l "$st") $out $err"
+fi
+head -c 300 /dev/urandom >"$st"
+run_e2secrm -n "$I"
+if echo "$out$err" | grep -q 'state file.*no previous run' && [ "$rc" = 0 ]; then
+	pass "$name: garbage is reported and taken as no previous run"
+else
+	fail "$name: garbage" "rc=$rc $out $err"
+fi
+printf 'version=1\nuuid=%s\ntid=99999999999\n' "$(uuid_of "$I")" >"$st"
+run_e2secrm -n "$I"
+echo "$out$err" | grep -q 'state file.*no previous run' &&
+	pass "$name: an out-of-range number is garbage too" ||
+	fail "$name: out-of-range number" "rc=$rc $out $err"
+run_e2secrm -y "$I"
+grep -q '^version=1$' "$st" && pass "$name: garbage replaced by a valid state" ||
+	fail "$name: garbage replaced" "$(cat "$st")"
+mkdir -p "$T/real"
+ln -s "$T/real" "$T/linkdir"
+run_e2secrm -y --state-dir "$T/linkdir" "$I"
+if [ -z "$(ls "$T/real")" ] && [ "$rc" = 0 ] &&
+   echo "$err" | grep -q 'linkdir'; then
+	pass "$name: a linked state directory is not used (warning, exit 0)"
+else
+	fail "$name: linked state directory" "rc=$rc $(ls "$T/real") $err"
+fi
+
+# ---- 6: an external journal not given ------------------------------------
+name="coverage 6 (external journal)"
+J=$T/ext.jnl I=$T/ext.img
+mke2fs -q -F -O journal_dev -b 4096 "$J" 8M >/dev/null 2>&1
+loop=$(losetup -f --show "$J" 2>/dev/null)
+if [ -n "$loop" ]; then
+	mkimg "$I" 32M -t ext4 -b 4096 -J device="$loop"
+	losetup -d "$loop"
+	run_e2secrm -n "$I"
+	if [ "$rc" = 4 ] &&
+	   echo "$out" | grep -q 'not given (-j): deletions cannot be traced'
+	then
+		pass "$name: without -j, its history is a gap (exit 4)"
+	else
+		fail "$name: without -j" "rc=$rc $out $err"
+	fi
+	run_e2secrm -n -j "$J" "$I"
+	if [ "$rc" = 0 ] &&
+	   echo "$out" | grep -q 'no transaction since the filesystem was made'
+	then
+		pass "$name: with -j, complete: nothing logged since mke2fs"
+	else
+		fail "$name: with -j" "rc=$rc $out $err"
+	fi
+else
+	skip "$name" "losetup -f failed"
+fi
