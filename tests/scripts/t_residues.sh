@@ -861,6 +861,22 @@ sc28() {
 	fi
 	secret "$S"
 	finish
+	# -n -v named the runs as the deleted file's old bytes under
+	# plain.bin's extents; -n counted what -y then wrote.
+	n=$(grep -c "unwritten (old bytes of .*secure-delete" "$T/dryout")
+	d=$(sed -n 's/^ *unwritten extents *\([0-9]*\) blocks.*/\1/p' \
+		"$T/dryout")
+	w=$(echo "$wipe_out" |
+		sed -n 's/^ *unwritten extents *\([0-9]*\) blocks.*/\1/p' |
+		tail -1)
+	what="-n -v lists the runs, -n counts what -y zeroes"
+	if [ "$n" -gt 0 ] && [ -n "$d" ] && [ "$d" = "$w" ]; then
+		pass "residues $sc ($title): $what ($d blocks)"
+	else
+		fail "residues $sc ($title): $what" \
+			"listed $n, -n $d, -y $w: $(grep unwritten "$T/dryout" |
+			head -3)"
+	fi
 }
 
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
