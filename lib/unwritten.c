@@ -97,8 +97,14 @@ errcode_t e2sr_unwritten_add(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	    ino < EXT2_FIRST_INODE(ctx->fs->super) ||
 	    ino > ctx->fs->super->s_inodes_count)
 		return 0;
+	/* Few files preallocate: a sparse set, whatever the fs size. */
 	if (!lm->unwritten_inodes) {
-		err = ext2fs_allocate_inode_bitmap(ctx->fs,
+		err = ext2fs_alloc_generic_bmap(ctx->fs,
+				EXT2_ET_MAGIC_INODE_BITMAP64,
+				EXT2FS_BMAP64_RBTREE, 1,
+				ctx->fs->super->s_inodes_count,
+				(__u64)EXT2_INODES_PER_GROUP(ctx->fs->super) *
+				ctx->fs->group_desc_count,
 				"files with unwritten extents",
 				&lm->unwritten_inodes);
 		if (err)
@@ -442,8 +448,14 @@ static errcode_t plan_residue(struct e2sr_ctx *ctx, ext2fs_inode_bitmap seen,
 
 			if (!residue_extent(fs, f, e))
 				continue;
+			/* As sparse as the maps: rbtree. */
 			if (!rs.cand) {
-				err = ext2fs_allocate_block_bitmap(fs,
+				err = ext2fs_alloc_generic_bmap(fs,
+					EXT2_ET_MAGIC_BLOCK_BITMAP64,
+					EXT2FS_BMAP64_RBTREE,
+					fs->super->s_first_data_block,
+					ext2fs_blocks_count(fs->super) - 1,
+					ext2fs_blocks_count(fs->super) - 1,
 					"secure-delete blocks in use",
 					&rs.cand);
 				if (err)
