@@ -350,12 +350,18 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 				n++ ? ", " : "", f->ino, f->generation);
 	}
 	fprintf(json_out, "],\n  \"unwritten_extents\": [");
-	for (i = 0; i < p->unwritten_runs; i++)
+	for (i = 0; i < p->unwritten_runs; i++) {
 		fprintf(json_out, "%s{\"inode\": %u, \"logical\": %" PRIu64
-			", \"block\": %" PRIu64 ", \"blocks\": %u}",
-			i ? ", " : "", p->unwritten[i].ino,
-			(uint64_t)p->unwritten[i].lblk,
+			", \"block\": %" PRIu64 ", \"blocks\": %u, "
+			"\"residue_of\": ", i ? ", " : "",
+			p->unwritten[i].ino, (uint64_t)p->unwritten[i].lblk,
 			(uint64_t)p->unwritten[i].pblk, p->unwritten[i].len);
+		/* Whose old bytes: null under --all-free, which takes all. */
+		if (p->unwritten[i].residue_of)
+			fprintf(json_out, "%u}", p->unwritten[i].residue_of);
+		else
+			fprintf(json_out, "null}");
+	}
 	fprintf(json_out, "],\n  \"left_for_e2fsck\": %zu,\n", p->left);
 	fprintf(json_out, "  \"timings\": {\"open\": %.3f, \"scan\": %.3f, "
 		"\"wipe\": %.3f, \"total\": %.3f, \"wipe_stages\": "

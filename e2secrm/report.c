@@ -293,9 +293,21 @@ static void print_journal_plan(const struct e2sr_ctx *ctx,
 		       n);
 }
 
+/* Whether @ino is a live secure-delete file: its unwritten runs are its. */
+static int live_secure(const struct e2sr_ctx *ctx, ext2_ino_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->inv.count; i++)
+		if (ctx->inv.files[i].ino == ino &&
+		    ctx->inv.files[i].state == E2SR_STATE_LIVE)
+			return 1;
+	return 0;
+}
+
 /*
- * -v: the unwritten runs planned, by file: logical and physical blocks
- * (at most 12 runs a file).
+ * -v: the unwritten runs planned, by file and whose old bytes they hold:
+ * logical and physical blocks (at most 12 runs a line).
  */
 static void print_unwritten_plan(const struct e2sr_ctx *ctx,
 				 const struct cmd_opts *o)
@@ -306,17 +318,24 @@ static void print_unwritten_plan(const struct e2sr_ctx *ctx,
 	for (i = 0; i < plan->unwritten_runs; i++) {
 		const struct e2sr_unwritten *u = &plan->unwritten[i];
 
-		if (!i || u->ino != plan->unwritten[i - 1].ino) {
+		if (!i || u->ino != plan->unwritten[i - 1].ino ||
+		    u->residue_of != plan->unwritten[i - 1].residue_of) {
 			if (n > 12)
 				printf(" and %zu more", n - 12);
 			printf("%s%s: inode %u: unwritten", i ? "\n" : "",
 			       o->device, u->ino);
+			if (u->residue_of && u->residue_of != u->ino)
+				printf(" (old bytes of secure-delete inode %u)",
+				       u->residue_of);
+			else if (u->residue_of && !live_secure(ctx, u->ino))
+				printf(" (old bytes of an earlier secure-delete "
+				       "file with this inode number)");
 			n = 0;
 		}
 		if (n++ < 12)
 			printf(" logical %" PRIu64 "-%" PRIu64 " block %"
 			       PRIu64 "-%" PRIu64 " (%u)", (uint64_t)u->lblk,
-			       (uint64_t)(u->lblk + u->len - 1),
+			       (uint64_t)u->lblk + u->len - 1,
 			       (uint64_t)u->pblk,
 			       (uint64_t)(u->pblk + u->len - 1), u->len);
 	}

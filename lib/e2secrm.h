@@ -135,11 +135,16 @@ struct e2sr_jcopy {
 	ext2_ino_t		ino;
 };
 
-/* A preallocated extent of a live file: allocated, reads as zeros. */
+/*
+ * A preallocated extent of a live file: allocated, reads as zeros.
+ * @residue_of: the secure-delete inode whose old bytes are in it (@ino
+ * itself for its own), 0 when not known (--all-free takes them all).
+ */
 struct e2sr_unwritten {
 	ext2_ino_t		ino;
 	__u32			len;
-	blk64_t			lblk;
+	__u32			lblk;		/* ext4's are 32-bit */
+	ext2_ino_t		residue_of;
 	blk64_t			pblk;
 };
 
@@ -227,6 +232,8 @@ struct e2sr_livemap {
 	size_t			inline_count;
 	size_t			inline_alloc;
 	unsigned char		*buf;		/* indirect blocks, dir reads */
+	ext2fs_inode_bitmap	unwritten_inodes; /* live files with */
+						/* unwritten extents */
 	blk64_t			referenced;	/* blocks claimed by inodes */
 	int			complete;
 };

@@ -96,6 +96,8 @@ void e2sr_livemap_free(struct e2sr_livemap *lm)
 		ext2fs_free_inode_bitmap(lm->named);
 	if (lm->residue_dirs)
 		ext2fs_free_inode_bitmap(lm->residue_dirs);
+	if (lm->unwritten_inodes)
+		ext2fs_free_inode_bitmap(lm->unwritten_inodes);
 	free(lm->dirruns);
 	free(lm->inline_dirs);
 	free(lm->buf);

@@ -4,10 +4,12 @@
  * From the inventory: every block of a secure-delete file's map that is
  * free in the block bitmap now goes into the plan's data or metadata set,
  * and every free record that still carries the flag goes into the list of
- * records to scrub.  A block in use is never planned, whoever owns it:
- * free means free by both sources, the block bitmap and the live set of
- * livemap.c, and a record is deleted only if no live entry names it.
- * The plan is what -n reports and what execute.c writes.
+ * records to scrub.  A block in use is never planned here, whoever owns
+ * it (old bytes under a live file's unwritten extent are unwritten.c's,
+ * planned as that file's run): free means free by both sources, the
+ * block bitmap and the live set of livemap.c, and a record is deleted
+ * only if no live entry names it.  The plan is what -n reports and what
+ * execute.c writes.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public

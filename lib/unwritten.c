@@ -11,17 +11,30 @@
  * still owns.  No free-space wipe reaches them, because they are
  * allocated.
  *
+ * The kernel also hands a deleted (or truncated) secure-delete file's
+ * freed blocks to any other file that preallocates: the old bytes then
+ * sit under that file's unwritten extent, allocated, reading as zeros.
+ *
  * By default the plan takes the unwritten extents of every live file of
  * a secure-delete identity (the live map in the inventory, whichever
- * version carried the flag), and of them only the blocks that do not
+ * version carried the flag), and the unwritten extents of any other
+ * live file over blocks that a secure-delete file's map (live or from
+ * the journal, contents only) had; of them only the blocks that do not
  * read as zeros now: zeros are what a run before left, so a second run
- * finds nothing.  With --all-free, livemap.c's walk of every map in use
- * hands every unwritten extent of every live file here, and all of them
- * are planned whole.  Execute zeroes each run, whatever the method, only
- * after looking it up again in its file's extent tree and finding it
- * still there, unwritten and at the same blocks, which both the bitmap
- * and the live set must have in use.  Nobody can see the difference: the
- * file still reads as zeros there, before and after.
+ * finds nothing.  A block of such a map that is now written data of a
+ * live file is that file's, and never touched.  The scan's walk of every
+ * map in use (livemap.c) notes here which live files have unwritten
+ * extents, one bit each; only when a secure-delete map has blocks in
+ * use are those files' trees read again, for the extents over them, so
+ * a filesystem full of preallocation costs no memory per extent.  With
+ * --all-free the walk hands every unwritten extent of every live file
+ * here, and all of them are planned whole.
+ *
+ * Execute zeroes each run, whatever the method, only after looking it
+ * up again in its file's extent tree and finding it still there,
+ * unwritten and at the same blocks, which both the bitmap and the live
+ * set must have in use.  Nobody can see the difference: the file still
+ * reads as zeros there, before and after.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -39,7 +52,8 @@ static errcode_t note_extent(struct e2sr_inventory *inv, ext2_ino_t ino,
 
 	if (inv->unwritten_count) {
 		u = &inv->unwritten[inv->unwritten_count - 1];
-		if (u->ino == ino && u->lblk + u->len == ext->e_lblk &&
+		if (u->ino == ino &&
+		    (blk64_t)u->lblk + u->len == ext->e_lblk &&
 		    u->pblk + u->len == ext->e_pblk &&
 		    u->len <= ~0U - ext->e_len) {
 			u->len += ext->e_len;
@@ -58,25 +72,46 @@ static errcode_t note_extent(struct e2sr_inventory *inv, ext2_ino_t ino,
 	u = &inv->unwritten[inv->unwritten_count++];
 	u->ino = ino;
 	u->lblk = ext->e_lblk;
+	u->residue_of = 0;
 	u->pblk = ext->e_pblk;
 	u->len = ext->e_len;
 	return 0;
 }
 
 /*
- * One unwritten extent met by livemap.c's walk of every map in use:
- * noted when it belongs to a live regular file and --all-free asked for
- * them.  A tree that cannot be read never gets here: the run is refused.
+ * One unwritten extent met by livemap.c's walk of every map in use, of
+ * a live regular file: its owner is noted, and with --all-free the
+ * extent too.  A tree that cannot be read never gets here: the run is
+ * refused.
  */
 errcode_t e2sr_unwritten_add(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			     const struct ext2_inode *inode,
 			     const struct ext2fs_extent *ext)
 {
-	if (!(ctx->sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)) ||
-	    !(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !ext->e_len ||
+	struct e2sr_livemap *lm = &ctx->live;
+	errcode_t err;
+
+	if (!(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !ext->e_len ||
 	    !(inode->i_flags & EXT4_EXTENTS_FL) || !inode->i_links_count ||
 	    !LINUX_S_ISREG(inode->i_mode) ||
-	    ino < EXT2_FIRST_INODE(ctx->fs->super))
+	    ino < EXT2_FIRST_INODE(ctx->fs->super) ||
+	    ino > ctx->fs->super->s_inodes_count)
+		return 0;
+	/* Few files preallocate: a sparse set, whatever the fs size. */
+	if (!lm->unwritten_inodes) {
+		err = ext2fs_alloc_generic_bmap(ctx->fs,
+				EXT2_ET_MAGIC_INODE_BITMAP64,
+				EXT2FS_BMAP64_RBTREE, 1,
+				ctx->fs->super->s_inodes_count,
+				(__u64)EXT2_INODES_PER_GROUP(ctx->fs->super) *
+				ctx->fs->group_desc_count,
+				"files with unwritten extents",
+				&lm->unwritten_inodes);
+		if (err)
+			return err;
+	}
+	ext2fs_mark_inode_bitmap2(lm->unwritten_inodes, ino);
+	if (!(ctx->sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
 		return 0;
 	return note_extent(&ctx->inv, ino, ext);
 }
@@ -91,18 +126,29 @@ blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv)
 	return n;
 }
 
+/* An unwritten extent of @ino that no ext4 file can have: refused. */
+static errcode_t bad_extent(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			    blk64_t lblk, blk64_t pblk)
+{
+	snprintf(ctx->detail, sizeof(ctx->detail), "inode %u: unwritten "
+		 "extent at logical block %llu, block %llu, out of range",
+		 ino, (unsigned long long)lblk, (unsigned long long)pblk);
+	return EXT2_ET_BAD_BLOCK_NUM;
+}
+
 /* Append a run to the plan, merged with the one it continues. */
-static errcode_t plan_run(struct e2sr_plan *plan, ext2_ino_t ino,
-			  blk64_t lblk, blk64_t pblk, __u32 len)
+static errcode_t plan_run(struct e2sr_plan *plan,
+			  const struct e2sr_unwritten *r)
 {
 	struct e2sr_unwritten *u;
 
 	if (plan->unwritten_runs) {
 		u = &plan->unwritten[plan->unwritten_runs - 1];
-		if (u->ino == ino && u->lblk + u->len == lblk &&
-		    u->pblk + u->len == pblk && u->len <= ~0U - len) {
-			u->len += len;
-			plan->unwritten_count += len;
+		if (u->ino == r->ino && u->residue_of == r->residue_of &&
+		    (blk64_t)u->lblk + u->len == r->lblk &&
+		    u->pblk + u->len == r->pblk && u->len <= ~0U - r->len) {
+			u->len += r->len;
+			plan->unwritten_count += r->len;
 			return 0;
 		}
 	}
@@ -116,37 +162,35 @@ static errcode_t plan_run(struct e2sr_plan *plan, ext2_ino_t ino,
 		plan->unwritten = u;
 		plan->unwritten_alloc = na;
 	}
-	u = &plan->unwritten[plan->unwritten_runs++];
-	u->ino = ino;
-	u->lblk = lblk;
-	u->pblk = pblk;
-	u->len = len;
-	plan->unwritten_count += len;
+	plan->unwritten[plan->unwritten_runs++] = *r;
+	plan->unwritten_count += r->len;
 	return 0;
 }
 
 /*
- * The blocks of one unwritten extent of @ino that are not all zeros now,
- * read before anything is written: -n plans exactly what -y writes.
+ * The blocks of @r, a run of an unwritten extent of a live file, that
+ * are not all zeros now, read before anything is written: -n plans
+ * exactly what -y writes.
  */
 static errcode_t plan_nonzero(struct e2sr_ctx *ctx, unsigned char *buf,
-			      __u32 bufblocks, ext2_ino_t ino,
-			      const struct e2sr_extent *e)
+			      __u32 bufblocks, const struct e2sr_unwritten *r)
 {
 	ext2_filsys fs = ctx->fs;
 	size_t bs = fs->blocksize;
+	struct e2sr_unwritten run = *r;
 	__u32 off, n, b, end;
 	errcode_t err;
 
-	if (e->pblk < fs->super->s_first_data_block ||
-	    e->pblk >= ext2fs_blocks_count(fs->super) ||
-	    e->len > ext2fs_blocks_count(fs->super) - e->pblk)
-		return EXT2_ET_BAD_BLOCK_NUM;
-	for (off = 0; off < e->len; off += n) {
+	if (r->pblk < fs->super->s_first_data_block ||
+	    r->pblk >= ext2fs_blocks_count(fs->super) ||
+	    r->len > ext2fs_blocks_count(fs->super) - r->pblk ||
+	    (blk64_t)r->lblk + r->len > (1ULL << 32))
+		return bad_extent(ctx, r->ino, r->lblk, r->pblk);
+	for (off = 0; off < r->len; off += n) {
 		if (ctx->cancel && *ctx->cancel)
 			return E2SR_ERR_CANCELLED;
-		n = e->len - off < bufblocks ? e->len - off : bufblocks;
-		err = io_channel_read_blk64(fs->io, e->pblk + off, n, buf);
+		n = r->len - off < bufblocks ? r->len - off : bufblocks;
+		err = io_channel_read_blk64(fs->io, r->pblk + off, n, buf);
 		if (err)
 			return err;
 		for (b = 0; b < n; b = end) {
@@ -157,8 +201,10 @@ static errcode_t plan_nonzero(struct e2sr_ctx *ctx, unsigned char *buf,
 			for (end = b + 1; end < n &&
 			     !e2sr_all_zero(buf + end * bs, bs); end++)
 				;
-			err = plan_run(&ctx->plan, ino, e->lblk + off + b,
-				       e->pblk + off + b, end - b);
+			run.lblk = r->lblk + off + b;
+			run.pblk = r->pblk + off + b;
+			run.len = end - b;
+			err = plan_run(&ctx->plan, &run);
 			if (err)
 				return err;
 		}
@@ -168,45 +214,308 @@ static errcode_t plan_nonzero(struct e2sr_ctx *ctx, unsigned char *buf,
 
 /*
  * Default mode: every live file of a secure-delete identity, once (its
- * record may be in the inventory through the table and the journal).
+ * record may be in the inventory through the table and the journal),
+ * marked in @seen.
  */
-static errcode_t plan_secure(struct e2sr_ctx *ctx)
+static errcode_t plan_secure(struct e2sr_ctx *ctx, ext2fs_inode_bitmap seen,
+			     unsigned char *buf, __u32 bufblocks)
 {
 	ext2_filsys fs = ctx->fs;
 	struct e2sr_inventory *inv = &ctx->inv;
-	ext2fs_inode_bitmap seen = NULL;
-	unsigned char *buf = NULL;
-	__u32 bufblocks = (1024 * 1024) / fs->blocksize;
+	struct e2sr_unwritten r;
 	errcode_t err = 0;
 	size_t i, j;
 
-	if (!bufblocks)
-		bufblocks = 1;
 	for (i = 0; !err && i < inv->count; i++) {
 		const struct e2sr_file *f = &inv->files[i];
 
 		if (f->state != E2SR_STATE_LIVE || !LINUX_S_ISREG(f->mode) ||
 		    !f->ino || f->ino > fs->super->s_inodes_count)
 			continue;
-		if (!seen) {
-			err = ext2fs_allocate_inode_bitmap(fs,
-					"secure-delete unwritten", &seen);
-			if (!err)
-				err = ext2fs_get_mem((size_t)bufblocks *
-						     fs->blocksize, &buf);
-			if (err)
-				break;
-		}
 		if (ext2fs_test_inode_bitmap2(seen, f->ino))
 			continue;
 		ext2fs_mark_inode_bitmap2(seen, f->ino);
 		/* The live map only: historic runs are the cut-away's. */
-		for (j = 0; !err && j < f->map_count; j++)
-			if (f->map[j].kind == E2SR_EXT_UNWRITTEN &&
-			    !f->map[j].historic)
-				err = plan_nonzero(ctx, buf, bufblocks, f->ino,
-						   &f->map[j]);
+		for (j = 0; !err && j < f->map_count; j++) {
+			const struct e2sr_extent *e = &f->map[j];
+
+			if (e->kind != E2SR_EXT_UNWRITTEN || e->historic)
+				continue;
+			r.ino = f->ino;
+			r.residue_of = f->ino;
+			r.lblk = e->lblk;
+			r.pblk = e->pblk;
+			r.len = e->len;
+			if (e->lblk > ~0U)
+				err = bad_extent(ctx, f->ino, e->lblk,
+						 e->pblk);
+			else
+				err = plan_nonzero(ctx, buf, bufblocks, &r);
+		}
 	}
+	return err;
+}
+
+/*
+ * The extents of secure-delete maps whose blocks may now be under
+ * another file's unwritten extent: contents (data or unwritten), in use
+ * now in part at least, and not the live map of a live file, whose
+ * blocks are its own.  Orphans and unclear records are e2fsck's.
+ */
+static int residue_extent(ext2_filsys fs, const struct e2sr_file *f,
+			  const struct e2sr_extent *e)
+{
+	blk64_t total = ext2fs_blocks_count(fs->super);
+
+	if (f->state == E2SR_STATE_ORPHAN || f->state == E2SR_STATE_UNCLEAR)
+		return 0;
+	if (e->kind != E2SR_EXT_DATA && e->kind != E2SR_EXT_UNWRITTEN)
+		return 0;
+	if (f->state == E2SR_STATE_LIVE && !e->historic)
+		return 0;
+	if (!e->len || e->pblk < fs->super->s_first_data_block ||
+	    e->pblk >= total || e->len > total - e->pblk)
+		return 0;
+	return !ext2fs_test_block_bitmap_range2(fs->block_map, e->pblk,
+						e->len);
+}
+
+/* What plan_residue works with; @hits: owners' extents over @cand. */
+struct residue {
+	struct e2sr_ctx		*ctx;
+	ext2fs_block_bitmap	cand;
+	struct e2sr_unwritten	*hits;
+	size_t			count;
+	size_t			alloc;
+};
+
+static errcode_t add_hit(struct residue *rs, ext2_ino_t ino, blk64_t lblk,
+			 blk64_t pblk, blk64_t len)
+{
+	struct e2sr_unwritten *u;
+
+	if (rs->count == rs->alloc) {
+		size_t na = rs->alloc ? rs->alloc * 2 : 16;
+
+		u = realloc(rs->hits, na * sizeof(*u));
+		if (!u)
+			return EXT2_ET_NO_MEMORY;
+		rs->hits = u;
+		rs->alloc = na;
+	}
+	u = &rs->hits[rs->count++];
+	u->ino = ino;
+	u->lblk = lblk;
+	u->residue_of = 0;
+	u->pblk = pblk;
+	u->len = len;
+	return 0;
+}
+
+/*
+ * The unwritten extents of live file @ino over candidate blocks, cut to
+ * them.  The scan walked this tree already; one that cannot be read now
+ * refuses the run.  Each node is visited at most twice.
+ */
+static errcode_t owner_hits(struct residue *rs, ext2_ino_t ino)
+{
+	ext2_filsys fs = rs->ctx->fs;
+	blk64_t total = ext2fs_blocks_count(fs->super), s, end, last;
+	unsigned long long steps, max_steps = 4 * total + 64;
+	struct ext2fs_extent e;
+	ext2_extent_handle_t h;
+	errcode_t err;
+	int op;
+
+	err = ext2fs_extent_open(fs, ino, &h);
+	if (err)
+		return err;
+	for (op = EXT2_EXTENT_ROOT, steps = 0; ; op = EXT2_EXTENT_NEXT) {
+		if (++steps > max_steps) {
+			err = E2SR_ERR_BAD_MAP;
+			break;
+		}
+		err = ext2fs_extent_get(h, op, &e);
+		if (err == EXT2_ET_EXTENT_NO_NEXT) {
+			err = 0;
+			break;
+		}
+		if (err)
+			break;
+		if ((e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT) ||
+		    !(e.e_flags & EXT2_EXTENT_FLAGS_LEAF) ||
+		    !(e.e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !e.e_len)
+			continue;
+		if (e.e_pblk < fs->super->s_first_data_block ||
+		    e.e_pblk >= total || e.e_len > total - e.e_pblk ||
+		    e.e_lblk + e.e_len > (1ULL << 32)) {
+			ext2fs_extent_free(h);
+			return bad_extent(rs->ctx, ino, e.e_lblk, e.e_pblk);
+		}
+		s = e.e_pblk;
+		last = e.e_pblk + e.e_len - 1;
+		while (!err && e2sr_next_run(rs->cand, 1, &s, last, &end)) {
+			err = add_hit(rs, ino, e.e_lblk + (s - e.e_pblk), s,
+				      end - s);
+			s = end;
+		}
+		if (err)
+			break;
+	}
+	ext2fs_extent_free(h);
+	if (err && err != EXT2_ET_NO_MEMORY && err != E2SR_ERR_CANCELLED)
+		snprintf(rs->ctx->detail, sizeof(rs->ctx->detail),
+			 "unwritten extents of inode %u cannot be read again",
+			 ino);
+	return err;
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct e2sr_unwritten *x = a, *y = b;
+
+	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
+}
+
+/*
+ * The extent @e of secure-delete file @f against the hits, sorted by
+ * block (live claims do not overlap): every block still a candidate is
+ * planned once, as the old bytes of @f.
+ */
+static errcode_t plan_residue_extent(struct residue *rs,
+				     const struct e2sr_file *f,
+				     const struct e2sr_extent *e,
+				     unsigned char *buf, __u32 bufblocks)
+{
+	blk64_t a, b, s, end, first = e->pblk, last = e->pblk + e->len - 1;
+	size_t lo = 0, hi = rs->count, mid;
+	struct e2sr_unwritten r;
+	errcode_t err;
+
+	/* The first hit that ends past @first. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (rs->hits[mid].pblk + rs->hits[mid].len <= first)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < rs->count && rs->hits[lo].pblk <= last; lo++) {
+		const struct e2sr_unwritten *h = &rs->hits[lo];
+
+		a = h->pblk > first ? h->pblk : first;
+		b = h->pblk + h->len - 1 < last ? h->pblk + h->len - 1 : last;
+		for (s = a; e2sr_next_run(rs->cand, 1, &s, b, &end); s = end) {
+			r.ino = h->ino;
+			r.residue_of = f->ino;
+			r.lblk = h->lblk + (s - h->pblk);
+			r.pblk = s;
+			r.len = end - s;
+			err = plan_nonzero(rs->ctx, buf, bufblocks, &r);
+			if (err)
+				return err;
+			ext2fs_unmark_block_bitmap_range2(rs->cand, s, end - s);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Default mode, after plan_secure: the old bytes of secure-delete maps
+ * under the unwritten extents of other live files (@seen: those whose
+ * unwritten extents plan_secure has taken whole).
+ */
+static errcode_t plan_residue(struct e2sr_ctx *ctx, ext2fs_inode_bitmap seen,
+			      unsigned char *buf, __u32 bufblocks)
+{
+	ext2_filsys fs = ctx->fs;
+	const struct e2sr_inventory *inv = &ctx->inv;
+	ext2_ino_t ino, last_ino = fs->super->s_inodes_count;
+	struct residue rs;
+	errcode_t err = 0;
+	size_t i, j;
+	int any = 0;
+
+	if (!ctx->live.unwritten_inodes)
+		return 0;
+	memset(&rs, 0, sizeof(rs));
+	rs.ctx = ctx;
+	for (i = 0; !err && i < inv->count; i++) {
+		const struct e2sr_file *f = &inv->files[i];
+
+		for (j = 0; j < f->map_count; j++) {
+			const struct e2sr_extent *e = &f->map[j];
+
+			if (!residue_extent(fs, f, e))
+				continue;
+			/* As sparse as the maps: rbtree. */
+			if (!rs.cand) {
+				err = ext2fs_alloc_generic_bmap(fs,
+					EXT2_ET_MAGIC_BLOCK_BITMAP64,
+					EXT2FS_BMAP64_RBTREE,
+					fs->super->s_first_data_block,
+					ext2fs_blocks_count(fs->super) - 1,
+					ext2fs_blocks_count(fs->super) - 1,
+					"secure-delete blocks in use",
+					&rs.cand);
+				if (err)
+					break;
+			}
+			ext2fs_mark_block_bitmap_range2(rs.cand, e->pblk,
+							e->len);
+			any = 1;
+		}
+	}
+	/* Who has unwritten extents over them: one bit each from the scan. */
+	for (ino = 1; !err && any && ino <= last_ino; ino++) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		if (ext2fs_find_first_set_inode_bitmap2(
+				ctx->live.unwritten_inodes, ino, last_ino, &ino))
+			break;
+		if (!ext2fs_test_inode_bitmap2(seen, ino))
+			err = owner_hits(&rs, ino);
+	}
+	if (!err && rs.count) {
+		qsort(rs.hits, rs.count, sizeof(*rs.hits), cmp_hit);
+		for (i = 0; !err && i < inv->count; i++) {
+			const struct e2sr_file *f = &inv->files[i];
+
+			for (j = 0; !err && j < f->map_count; j++)
+				if (residue_extent(fs, f, &f->map[j]))
+					err = plan_residue_extent(&rs, f,
+							&f->map[j], buf,
+							bufblocks);
+		}
+	}
+	if (rs.cand)
+		ext2fs_free_block_bitmap(rs.cand);
+	free(rs.hits);
+	return err;
+}
+
+static errcode_t plan_default(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	ext2fs_inode_bitmap seen = NULL;
+	unsigned char *buf = NULL;
+	__u32 bufblocks = (1024 * 1024) / fs->blocksize;
+	errcode_t err;
+
+	if (!bufblocks)
+		bufblocks = 1;
+	if (!ctx->inv.count)
+		return 0;
+	err = ext2fs_allocate_inode_bitmap(fs, "secure-delete unwritten",
+					   &seen);
+	if (!err)
+		err = ext2fs_get_mem((size_t)bufblocks * fs->blocksize, &buf);
+	if (!err)
+		err = plan_secure(ctx, seen, buf, bufblocks);
+	if (!err)
+		err = plan_residue(ctx, seen, buf, bufblocks);
 	if (seen)
 		ext2fs_free_inode_bitmap(seen);
 	ext2fs_free_mem(&buf);
@@ -216,7 +525,8 @@ static errcode_t plan_secure(struct e2sr_ctx *ctx)
 /*
  * After the rest of the plan: with --all-free every live file's
  * unwritten extents, whole (as the free space, they are wiped on every
- * such run); else those of live secure-delete files, less what is zeros.
+ * such run); else those of live secure-delete files and those over
+ * secure-delete files' old blocks, less what is zeros.
  */
 errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx)
 {
@@ -228,11 +538,9 @@ errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx)
 	plan->unwritten_runs = 0;
 	plan->unwritten_count = 0;
 	if (!plan->free_all)
-		return plan_secure(ctx);
+		return plan_default(ctx);
 	for (i = 0; i < inv->unwritten_count; i++) {
-		const struct e2sr_unwritten *u = &inv->unwritten[i];
-
-		err = plan_run(plan, u->ino, u->lblk, u->pblk, u->len);
+		err = plan_run(plan, &inv->unwritten[i]);
 		if (err)
 			return err;
 	}
@@ -244,7 +552,7 @@ static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_unwritten *u)
 {
 	struct ext2fs_extent ext;
 	ext2_extent_handle_t h;
-	blk64_t lblk = u->lblk;
+	blk64_t lblk = u->lblk, end = (blk64_t)u->lblk + u->len;
 	errcode_t err;
 
 	if (!ext2fs_test_inode_bitmap2(fs->inode_map, u->ino))
@@ -253,7 +561,7 @@ static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_unwritten *u)
 	if (err)
 		return err;
 	/* The run may span several leaf entries: check each. */
-	while (lblk < u->lblk + u->len) {
+	while (lblk < end) {
 		err = ext2fs_extent_goto(h, lblk);
 		if (!err)
 			err = ext2fs_extent_get(h, EXT2_EXTENT_CURRENT, &ext);

@@ -16,7 +16,7 @@
 # RES_ONLY="1 16" runs only the scenarios named.
 . "$(dirname "$0")/../lib.sh"
 
-SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 26 27"
+SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 26 27 28a 28b"
 COLS="pre dry wipe secret keep free fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -811,6 +811,74 @@ sc27() {
 	finish
 }
 
+# unwr_blocks PATH TOKEN [written]: how many blocks of PATH's unwritten
+# extents (of its written ones, with "written") hold TOKEN.
+unwr_blocks() {
+	debugfs -R "ex /$1" "$img" 2>/dev/null | awk -v w="$3" '
+		/^ *[0-9]+\/ *[0-9]+/ {
+			if ((w == "") != ($NF == "Uninit"))
+				next
+			n = 0
+			for (i = 1; i < NF; i++) if ($(i + 1) == "-" && n++) {
+				for (b = $i; b <= $(i + 2); b++)
+					print b
+				break
+			}
+		}' | while read -r b; do
+		dd if="$img" bs=4096 skip="$b" count=1 status=none |
+			grep -aq -- "$2" && echo "$b"
+	done | wc -l
+}
+
+# 28. A +s file deleted, then a plain file preallocated: the kernel hands
+# it the freed blocks as unwritten extents, old bytes and all; the plain
+# file reads zeros there.  28b: the plain file then writes into part of
+# the range, which holds its own bytes from then on.
+sc28() {
+	begin "$1" "prealloc, deleted +s" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-PREALLOC)
+	piece "$S" 262144 >"$M/gone.bin"
+	chattr +s "$M/gone.bin"
+	sync
+	rm "$M/gone.bin"
+	sync
+	fallocate -l 1M "$M/plain.bin"
+	if [ "$2" = write ]; then
+		K=$(tk KEEP-PWRITE)
+		piece "$K" 65536 | dd of="$M/plain.bin" bs=4096 seek=16 \
+			conv=notrunc status=none
+		keep "$K"
+	fi
+	sync
+	live plain.bin
+	cycle || { bad pre "remount" "remount failed"; return; }
+	[ "$(unwr_blocks plain.bin "$S")" -gt 0 ] ||
+		pre_err="$pre_err; no unwritten block of plain.bin holds $S"
+	if [ "$2" = write ] && [ "$(unwr_blocks plain.bin "$K" written)" = 0 ]
+	then
+		pre_err="$pre_err; no written block of plain.bin holds $K"
+	fi
+	secret "$S"
+	finish
+	# -n -v named the runs as the deleted file's old bytes under
+	# plain.bin's extents; -n counted what -y then wrote.
+	n=$(grep -c "unwritten (old bytes of .*secure-delete" "$T/dryout")
+	d=$(sed -n 's/^ *unwritten extents *\([0-9]*\) blocks.*/\1/p' \
+		"$T/dryout")
+	w=$(echo "$wipe_out" |
+		sed -n 's/^ *unwritten extents *\([0-9]*\) blocks.*/\1/p' |
+		tail -1)
+	what="-n -v lists the runs, -n counts what -y zeroes"
+	if [ "$n" -gt 0 ] && [ -n "$d" ] && [ "$d" = "$w" ]; then
+		pass "residues $sc ($title): $what ($d blocks)"
+	else
+		fail "residues $sc ($title): $what" \
+			"listed $n, -n $d, -y $w: $(grep unwritten "$T/dryout" |
+			head -3)"
+	fi
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -841,6 +909,8 @@ want 18 && sc18
 want 19 && sc19
 want 26 && sc26
 want 27 && sc27
+want 28a && sc28 28a
+want 28b && sc28 28b write
 
 t_end=$(date +%s)
 echo

@@ -292,6 +292,35 @@ static void dirty_block(const char *img, blk64_t blk, size_t len)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* Zero block @blk of the image. */
+static void zero_block(const char *img, blk64_t blk)
+{
+	unsigned char z[4096];
+	FILE *f;
+
+	memset(z, 0, sizeof(z));
+	f = fopen(img, "r+b");
+	assert_non_null(f);
+	assert_int_equal(fseeko(f, (off_t)blk * 4096, SEEK_SET), 0);
+	assert_int_equal(fwrite(z, 1, sizeof(z), f), sizeof(z));
+	assert_int_equal(fclose(f), 0);
+}
+
+static int block_is_zero(const char *img, blk64_t blk)
+{
+	unsigned char buf[4096];
+	FILE *f;
+	int ok;
+
+	f = fopen(img, "rb");
+	assert_non_null(f);
+	assert_int_equal(fseeko(f, (off_t)blk * 4096, SEEK_SET), 0);
+	assert_int_equal(fread(buf, 1, sizeof(buf), f), sizeof(buf));
+	assert_int_equal(fclose(f), 0);
+	ok = e2sr_all_zero(buf, sizeof(buf));
+	return ok;
+}
+
 /*
  * A live +s file's unwritten extent: planned by default, but only the
  * blocks that do not read as zeros; another file's only with --all-free,
@@ -363,6 +392,105 @@ static void test_live_unwritten(void **state)
 	assert_int_equal(e2sr_plan_build(ctx), 0);
 	assert_int_equal(ctx->plan.unwritten_count, 0);
 	e2sr_ctx_free(ctx);
+	assert_int_equal(testimg_run("e2fsck -fn %s >/dev/null 2>&1", t->img),
+			 0);
+}
+
+/*
+ * A deleted +s file's blocks handed to another file's preallocation:
+ * the old bytes sit under that file's unwritten extent.  Planned as its
+ * runs, as the +s file's residue, only where they are not zeros; once
+ * whichever file owns them (a live +s file's own runs are not planned
+ * twice).  After the wipe the owner still reads zeros and nothing is
+ * planned again.
+ */
+static void test_residue_unwritten(void **state)
+{
+	struct testimg *t = *state;
+	struct file_blocks fs_, fp;
+	struct e2sr_ctx *ctx;
+	const struct e2sr_unwritten *u;
+	char cmd[64];
+	blk64_t b;
+	size_t i, n;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	put_file(t, "s", 8 * 4096 - 1);
+	assert_int_equal(testimg_debugfs(t, "write /dev/null p\n"), 0);
+	get_file_blocks(t->img, "s", &fs_);
+	assert_int_equal(fs_.nmapped, 8);
+	set_secrm(t, "s", fs_.flags);
+	rm_file(t, "s");
+	assert_int_equal(testimg_debugfs(t, "fallocate p 0 15\n"), 0);
+	get_file_blocks(t->img, "p", &fp);
+	assert_int_equal(fp.nmapped, 16);
+	/* The allocator gave p the freed blocks: the case under test. */
+	for (i = n = 0; i < 16; i++)
+		for (b = 0; b < 8; b++)
+			n += fp.data[i] == fs_.data[b];
+	assert_int_equal(n, 8);
+
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 1);
+	assert_int_equal(ctx->inv.unwritten_count, 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(ctx->plan.data_count, 0);
+	assert_int_equal(ctx->plan.inode_count, 1);
+	assert_int_equal(ctx->plan.unwritten_count, 8);
+	for (i = n = 0; i < ctx->plan.unwritten_runs; i++) {
+		u = &ctx->plan.unwritten[i];
+		assert_int_equal(u->ino, fp.ino);
+		assert_int_equal(u->residue_of, fs_.ino);
+		for (b = 0; b < u->len; b++) {
+			assert_int_equal(fp.data[u->lblk + b], u->pblk + b);
+			n++;
+		}
+	}
+	assert_int_equal(n, 8);
+	assert_int_equal(e2sr_execute_check(ctx), 0);
+	e2sr_ctx_free(ctx);
+
+	/* A block already zeros is not planned. */
+	zero_block(t->img, fs_.data[3]);
+	ctx = scan(t->img);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(ctx->plan.unwritten_count, 7);
+	e2sr_ctx_free(ctx);
+
+	/* p flagged too: its own runs, each block once. */
+	set_secrm(t, "p", fp.flags);
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 2);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(ctx->plan.unwritten_count, 7);
+	for (i = 0; i < ctx->plan.unwritten_runs; i++)
+		assert_int_equal(ctx->plan.unwritten[i].residue_of, fp.ino);
+	e2sr_ctx_free(ctx);
+	snprintf(cmd, sizeof(cmd), "set_inode_field p flags 0x%x\n",
+		 fp.flags);
+	assert_int_equal(testimg_debugfs(t, cmd), 0);
+
+	/* The wipe: zeros under p, p still unwritten there. */
+	ctx = open_img(t->img, 0);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(e2sr_execute_check(ctx), 0);
+	assert_int_equal(e2sr_execute(ctx), 0);
+	assert_int_equal(ctx->stats.unwritten_wiped, 7);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	for (b = 0; b < 8; b++)
+		assert_true(block_is_zero(t->img, fs_.data[b]));
+	ctx = scan(t->img);
+	assert_int_equal(ctx->inv.count, 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_true(e2sr_plan_empty(&ctx->plan));
+	e2sr_ctx_free(ctx);
+	get_file_blocks(t->img, "p", &fp);
+	assert_int_equal(fp.nmapped, 16);
+	assert_int_equal(testimg_run("debugfs -R 'ex p' %s 2>/dev/null | "
+				     "grep -c Uninit | grep -qx 1", t->img),
+			 0);
 	assert_int_equal(testimg_run("e2fsck -fn %s >/dev/null 2>&1", t->img),
 			 0);
 }
@@ -598,6 +726,7 @@ int main(void)
 		T(test_ext4_shared_leaf),
 		T(test_ext4_unwritten),
 		T(test_live_unwritten),
+		T(test_residue_unwritten),
 		T(test_ext3_indirect),
 		T(test_live),
 		T(test_unflagged),

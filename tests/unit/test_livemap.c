@@ -7,6 +7,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -180,11 +181,12 @@ static void test_ext3(void **state)
 	e2sr_ctx_free(ctx);
 }
 
-/* fallocate: unwritten extents are referenced, and noted for wiping. */
+/* fallocate: unwritten extents are referenced; their owners noted. */
 static void test_unwritten(void **state)
 {
 	struct testimg *t = *state;
 	struct e2sr_ctx *ctx;
+	ext2_ino_t ino, first;
 
 	assert_int_equal(testimg_mkfs(t, "-t ext4 -b 1024"), 0);
 	dfs(t, "write /dev/null pre\nfallocate pre 0 63\n");
@@ -197,9 +199,26 @@ static void test_unwritten(void **state)
 				  ctx->inv.unwritten[0].len));
 	e2sr_ctx_free(ctx);
 
-	/* Without --all-free they are referenced all the same. */
+	/*
+	 * Without --all-free they are referenced all the same, and their
+	 * owner is noted (one bit, for a secure-delete map's blocks found
+	 * under it later), but not each extent.
+	 */
 	ctx = open_img_live(t->img, E2SR_OPEN_RDONLY);
 	assert_int_equal(ctx->inv.unwritten_count, 0);
+	assert_non_null(ctx->live.unwritten_inodes);
+	assert_int_equal(ext2fs_namei(ctx->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
+				      "pre", &ino), 0);
+	assert_true(ext2fs_test_inode_bitmap2(ctx->live.unwritten_inodes,
+					      ino));
+	assert_int_equal(ext2fs_find_first_set_inode_bitmap2(
+				ctx->live.unwritten_inodes, 1,
+				ctx->fs->super->s_inodes_count, &first), 0);
+	assert_int_equal(first, ino);
+	assert_int_equal(ext2fs_find_first_set_inode_bitmap2(
+				ctx->live.unwritten_inodes, ino + 1,
+				ctx->fs->super->s_inodes_count, &first),
+			 ENOENT);
 	expect_live_file(ctx, "pre", NULL, NULL);
 	e2sr_ctx_free(ctx);
 }
