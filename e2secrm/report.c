@@ -293,8 +293,8 @@ static void print_journal_plan(const struct e2sr_ctx *ctx,
 		       n);
 }
 
-/* Whether @ino is a live secure-delete file: its unwritten runs are its. */
-static int live_secure(const struct e2sr_ctx *ctx, ext2_ino_t ino)
+/* Whether a secure-delete file with inode number @ino is in use. */
+static int owner_live(const struct e2sr_ctx *ctx, ext2_ino_t ino)
 {
 	size_t i;
 
@@ -327,7 +327,7 @@ static void print_unwritten_plan(const struct e2sr_ctx *ctx,
 			if (u->residue_of && u->residue_of != u->ino)
 				printf(" (old bytes of secure-delete inode %u)",
 				       u->residue_of);
-			else if (u->residue_of && !live_secure(ctx, u->ino))
+			else if (u->residue_of && !owner_live(ctx, u->ino))
 				printf(" (old bytes of an earlier secure-delete "
 				       "file with this inode number)");
 			n = 0;
@@ -342,18 +342,6 @@ static void print_unwritten_plan(const struct e2sr_ctx *ctx,
 	if (n > 12)
 		printf(" and %zu more", n - 12);
 	printf("\n");
-}
-
-/* Whether a secure-delete file with inode number @ino is in use. */
-static int owner_live(const struct e2sr_ctx *ctx, ext2_ino_t ino)
-{
-	size_t i;
-
-	for (i = 0; i < ctx->inv.count; i++)
-		if (ctx->inv.files[i].ino == ino &&
-		    ctx->inv.files[i].state == E2SR_STATE_LIVE)
-			return 1;
-	return 0;
 }
 
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
