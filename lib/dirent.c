@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "name_set.h"
 
 struct ino_ref {
 	ext2_ino_t		ino;
@@ -42,9 +43,7 @@ struct name_walk {
 	int			all;		/* --dir-slack: every name */
 	unsigned char		*jblob;		/* those names, length first */
 	size_t			jblob_len;
-	__u32			*bucket;	/* by first three bytes: 1 + */
-	__u32			*chain;		/* index into name_off, or 0 */
-	size_t			*name_off;	/* each name's place in jblob */
+	struct e2sr_name_set	names;		/* jblob, for the slack */
 	ext2_ino_t		dir;
 	char			*block;		/* one directory block */
 	errcode_t		err;
@@ -58,53 +57,12 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Names shorter than this are not searched for in slack: too common. */
-#define SLACK_NAME_MIN		3
-#define NAME_BUCKETS		4096
-
-static unsigned int prefix_hash(const unsigned char *p)
-{
-	return ((p[0] * 31U + p[1]) * 31U + p[2]) & (NAME_BUCKETS - 1);
-}
-
-/*
- * The slack search looks, at every byte, for any of the names: index
- * them by their first three bytes, so that each byte costs one lookup
- * and not one search per name.
- */
-static errcode_t index_names(struct name_walk *w)
-{
-	size_t i, n = 0, k;
-	unsigned int h;
-
-	for (i = 0; i < w->jblob_len; i += 1 + w->jblob[i])
-		n++;
-	if (!n)
-		return 0;
-	w->bucket = calloc(NAME_BUCKETS, sizeof(*w->bucket));
-	w->chain = calloc(n + 1, sizeof(*w->chain));
-	w->name_off = calloc(n + 1, sizeof(*w->name_off));
-	if (!w->bucket || !w->chain || !w->name_off)
-		return EXT2_ET_NO_MEMORY;
-	for (i = 0, k = 1; i < w->jblob_len; i += 1 + w->jblob[i]) {
-		if (w->jblob[i] < SLACK_NAME_MIN)
-			continue;
-		h = prefix_hash(w->jblob + i + 1);
-		w->name_off[k] = i;
-		w->chain[k] = w->bucket[h];
-		w->bucket[h] = k++;
-	}
-	return 0;
-}
-
 static void name_walk_free(struct name_walk *w)
 {
 	free(w->inos);
 	free(w->jnames);
 	free(w->jblob);
-	free(w->bucket);
-	free(w->chain);
-	free(w->name_off);
+	e2sr_name_set_free(&w->names);
 	free(w->block);
 }
 
@@ -119,7 +77,7 @@ static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 	err = e2sr_journal_names(ctx, &w->jnames, &w->jname_count,
 				 &w->jblob, &w->jblob_len);
 	if (!err)
-		err = index_names(w);
+		err = e2sr_name_set_init(&w->names, w->jblob, w->jblob_len);
 	if (err)
 		return err;
 	w->inos = malloc(w->count * sizeof(*w->inos));
@@ -218,36 +176,14 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	return wipe_name(w, dirent, offset, blocksize, buf);
 }
 
-/*
- * Zero every known secure-delete name that appears in [from, to): at
- * each byte the longest name that starts there, then on past it.
- */
-static int zero_known_names(struct name_walk *w, char *buf, unsigned int from,
-			    unsigned int to)
+/* A known name in slack: zero it when writing. */
+static int zero_hit(void *priv, unsigned int off, unsigned int len)
 {
-	const unsigned char *name;
-	unsigned int p, best;
-	int hits = 0;
-	__u32 k;
+	struct name_walk *w = priv;
 
-	if (!w->bucket)
-		return 0;
-	for (p = from; p + SLACK_NAME_MIN <= to; p += best ? best : 1) {
-		best = 0;
-		k = w->bucket[prefix_hash((unsigned char *)buf + p)];
-		for (; k; k = w->chain[k]) {
-			name = w->jblob + w->name_off[k];
-			if (name[0] > best && name[0] <= to - p &&
-			    !memcmp(buf + p, name + 1, name[0]))
-				best = name[0];
-		}
-		if (!best)
-			continue;
-		hits++;
-		if (w->write)
-			memset(buf + p, 0, best);
-	}
-	return hits;
+	if (w->write)
+		memset(w->block + off, 0, len);
+	return 0;
 }
 
 /*
@@ -282,8 +218,9 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		used = de->inode || ext2fs_dirent_name_len(de) ?
 		       ((8 + ext2fs_dirent_name_len(de) + 3) & ~3U) : 8;
 		if (used < rec_len)
-			hits += zero_known_names(w, w->block, off + used,
-						 off + rec_len);
+			hits += e2sr_name_set_scan(&w->names,
+					(unsigned char *)w->block, off + used,
+					off + rec_len, 1, zero_hit, w);
 		off += rec_len;
 	}
 	if (!hits)
