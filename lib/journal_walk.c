@@ -250,6 +250,10 @@ static errcode_t scan_log(struct walk *w)
 		if (err)
 			return err;
 		scan_block(w, pos, b);
+		/* What is not jbd2's own may hold a copy, descriptor or not. */
+		if (ext2fs_be32_to_cpu(*(const __u32 *)b) != E2SR_JBD2_MAGIC &&
+		    !e2sr_all_zero(b, jsb->blocksize))
+			w->out->stale[w->out->nstale++] = pos;
 	}
 	return 0;
 }
@@ -404,8 +408,9 @@ errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 	out->commits = calloc(w.loglen, sizeof(*out->commits));
 	out->revokes = calloc(w.loglen, sizeof(*out->revokes));
 	out->blocks = calloc(w.loglen, sizeof(*out->blocks));
+	out->stale = calloc(w.loglen, sizeof(*out->stale));
 	if (!w.tags || !w.claim_of || !w.claims || !w.descs || !w.scratch ||
-	    !out->commits || !out->revokes || !out->blocks) {
+	    !out->commits || !out->revokes || !out->blocks || !out->stale) {
 		err = EXT2_ET_NO_MEMORY;
 		goto fail;
 	}
@@ -433,5 +438,6 @@ void e2sr_journal_walk_free(struct e2sr_jwalk *w)
 	free(w->blocks);
 	free(w->commits);
 	free(w->revokes);
+	free(w->stale);
 	memset(w, 0, sizeof(*w));
 }

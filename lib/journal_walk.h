@@ -60,6 +60,12 @@ struct e2sr_jwalk {
 	size_t			ncommits;
 	struct e2sr_jrevoke_rec	*revokes;
 	size_t			nrevokes;
+	/*
+	 * Every block of the log that holds bytes and is not jbd2's own
+	 * (no magic): copies, attributed or not, where names can be.
+	 */
+	__u32			*stale;
+	size_t			nstale;
 
 	__u32			descriptors;	/* that parsed */
 	__u32			bad_blocks;	/* magic, no parse */

@@ -147,6 +147,17 @@ static void check_blocks(const struct e2sr_jwalk *w, const struct want *want,
 	}
 }
 
+/* Whether the walk lists @jb among the blocks that may hold copies. */
+static int in_stale(const struct e2sr_jwalk *w, __u32 jb)
+{
+	size_t i;
+
+	for (i = 0; i < w->nstale; i++)
+		if (w->stale[i] == jb)
+			return 1;
+	return 0;
+}
+
 static void check_two(const struct e2sr_jwalk *w)
 {
 	__u32 loglen = w->jsb.last - w->jsb.first;
@@ -447,11 +458,27 @@ static void test_wrap_and_escape(void **state)
 	assert_int_equal(w.bad_blocks, 0);
 	assert_int_equal(w.unattributed,
 			 jsb.last - jsb.first - 2 - 3 - 3);
+	/* Copies, escaped or not, may hold names; jbd2's blocks do not. */
+	assert_true(in_stale(&w, 1));
+	assert_true(in_stale(&w, 2));
+	assert_false(in_stale(&w, 3));
+	assert_false(in_stale(&w, jsb.last - 1));
+	for (i = 1; i < w.nstale; i++)
+		assert_true(w.stale[i - 1] < w.stale[i]);
 	e2sr_journal_walk_free(&w);
 
 	/* Without its commit the wrapped transaction is not committed. */
 	memset(c, 0, sizeof(c));
 	rw_jblock(t->img, 3, c, 1);
+	/* A copy whose descriptor is gone is still a block with bytes. */
+	rw_jblock(t->img, jsb.last - 1, c, 1);
+	walk_img(t->img, &w, 0);
+	assert_true(in_stale(&w, 1));
+	assert_true(in_stale(&w, 2));
+	assert_false(in_stale(&w, 3));
+	assert_false(in_stale(&w, jsb.last - 1));
+	e2sr_journal_walk_free(&w);
+	rw_jblock(t->img, jsb.last - 1, d, 1);
 	walk_img(t->img, &w, 0);
 	assert_int_equal(w.nblocks, 3);
 	assert_int_equal(w.blocks[0].committed, 0);
