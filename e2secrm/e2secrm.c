@@ -316,6 +316,14 @@ static int left_over(const struct e2sr_ctx *ctx)
 			   !p->free_all);
 }
 
+/* Whether a cancelled run had written any residue away: exit bit 1. */
+static int wrote_any(const struct e2sr_stats *st)
+{
+	return st->data_wiped || st->meta_wiped || st->free_wiped ||
+	       st->inodes_scrubbed || st->names_wiped || st->journal_wiped ||
+	       st->unwritten_wiped || st->free_inodes_scrubbed;
+}
+
 static int run(struct cmd_opts *o)
 {
 	struct e2sr_ctx *ctx;
@@ -430,8 +438,7 @@ static int run(struct cmd_opts *o)
 	report_done(ctx, o, err);
 	if (err == E2SR_ERR_CANCELLED) {
 		status |= E2SR_EXIT_CANCELLED | E2SR_EXIT_LEFT;
-		if (ctx->stats.data_wiped || ctx->stats.meta_wiped ||
-		    ctx->stats.inodes_scrubbed || ctx->stats.names_wiped)
+		if (wrote_any(&ctx->stats))
 			status |= E2SR_EXIT_WIPED;
 		e2sr_close(ctx);
 		goto out;
