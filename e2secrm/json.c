@@ -321,7 +321,7 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	c.meta = p->meta_count;
 	c.names = p->name_count;
 	c.records = p->inode_count;
-	c.journal = p->journal_count;
+	c.journal = p->journal_blocks;
 	c.all_free = p->free_all ? p->free_count : 0;
 	c.unwritten = p->unwritten_count;
 	c.free_records = p->free_inodes;

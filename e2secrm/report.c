@@ -252,6 +252,8 @@ static const char *jwhy_name(unsigned int why)
 		return "descriptor";
 	case E2SR_JWHY_ALL:
 		return "all";
+	case E2SR_JWHY_NAMEBYTES:
+		return "name bytes";
 	}
 	return "?";
 }
@@ -291,6 +293,11 @@ static void print_journal_plan(const struct e2sr_ctx *ctx,
 	if (n)
 		printf("%s: %zu descriptor blocks of those copies\n", o->device,
 		       n);
+	for (j = n = 0; j < plan->journal_count; j++)
+		n += plan->journal[j].why == E2SR_JWHY_NAMEBYTES;
+	if (n)
+		printf("%s: %zu known names without an entry header in stale "
+		       "journal blocks\n", o->device, n);
 }
 
 /* Whether a secure-delete file with inode number @ino is in use. */
@@ -402,7 +409,10 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	       plan->name_count);
 	printf("  %-24s %10zu records\n", "deleted inode records",
 	       plan->inode_count);
-	print_blocks("stale journal copies", plan->journal_count, bs);
+	print_blocks("stale journal copies", plan->journal_blocks, bs);
+	if (plan->journal_parts)
+		printf("  %-24s %10zu blocks (other files' bytes kept)\n",
+		       "  of them, in part", plan->journal_parts);
 	if (plan->free_all)
 		print_blocks("all free blocks", plan->free_count, bs);
 	if (plan->unwritten_count)

@@ -775,8 +775,12 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	return 0;
 }
 
+/*
+ * The record's slot in an inode table copy; a fast commit's raw inode is
+ * one tag among others of its block, which goes whole.
+ */
 static errcode_t add_jcopy(struct e2sr_inventory *inv,
-			   const struct iversion *iv)
+			   const struct iversion *iv, unsigned int isize)
 {
 	if (inv->jcopy_count == inv->jcopy_alloc) {
 		size_t na = inv->jcopy_alloc ? inv->jcopy_alloc * 2 : 64;
@@ -790,6 +794,8 @@ static errcode_t add_jcopy(struct e2sr_inventory *inv,
 	}
 	inv->jcopies[inv->jcopy_count].jblock = iv->jblock;
 	inv->jcopies[inv->jcopy_count].ino = iv->ino;
+	inv->jcopies[inv->jcopy_count].off = iv->len ? 0 : iv->offset;
+	inv->jcopies[inv->jcopy_count].len = iv->len ? 0 : isize;
 	inv->jcopy_count++;
 	return 0;
 }
@@ -862,7 +868,8 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 
 	for (i = first; i < end; i++) {
 		/* The copy holding it is a residue too. */
-		err = add_jcopy(&ctx->inv, &d->v[i]);
+		err = add_jcopy(&ctx->inv, &d->v[i],
+				EXT2_INODE_SIZE(ctx->fs->super));
 		if (err)
 			return err;
 		/* Its entries may differ where its map does not. */

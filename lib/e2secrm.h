@@ -115,24 +115,43 @@ enum e2sr_jwhy {
 	E2SR_JWHY_FC,		/* a fast-commit block with its inode/name */
 	E2SR_JWHY_DESC,		/* the descriptor of such copies */
 	E2SR_JWHY_ALL,		/* --all-journal: stale, whoever's */
+	E2SR_JWHY_NAMEBYTES,	/* the bytes of a known name, no header */
 };
 
+/*
+ * A journal block, or a part of one, to overwrite.  A stale copy shared
+ * with other files' residue loses only the secure-delete bytes (a
+ * record's slot, an entry's inode and name): @len is then nonzero, and
+ * the block must still read as planned (@crc_before) when it is written,
+ * and as @crc_after once it is.  Parts are zeroed, whatever the method.
+ */
 struct e2sr_jplan {
 	__u32			jblock;
 	__u16			why;		/* enum e2sr_jwhy */
-	ext2_ino_t		ino;		/* whose (0 for DESC) */
+	ext2_ino_t		ino;		/* whose (0: DESC, NAMEBYTES) */
+	__u32			off;		/* a part: first byte */
+	__u32			len;		/* a part: bytes; 0: whole */
+	__u32			crc_before;	/* a part: the block, planned */
+	__u32			crc_after;	/* and written */
 };
 
 /* A journal copy with a directory entry naming an inventory inode. */
 struct e2sr_name_copy {
 	__u32			jblock;
 	ext2_ino_t		ino;
+	__u32			off;		/* of the entry in the block */
+	__u32			name_len;
 };
 
-/* A journal block that holds a version of a secure-delete record. */
+/*
+ * A journal block that holds a version of a secure-delete record: @len
+ * bytes at @off (the slot), or, for a fast commit's, the whole block.
+ */
 struct e2sr_jcopy {
 	__u32			jblock;
 	ext2_ino_t		ino;
+	__u32			off;
+	__u32			len;
 };
 
 /*
@@ -193,6 +212,8 @@ struct e2sr_plan {
 	struct e2sr_jplan	*journal;	/* journal blocks, sorted */
 	size_t			journal_count;
 	size_t			journal_alloc;
+	size_t			journal_blocks;	/* distinct blocks in it */
+	size_t			journal_parts;	/* of them, written in part */
 	int			free_all;	/* wipe every free block too */
 	blk64_t			free_count;	/* free blocks in the bitmap */
 	blk64_t			unwritten_count; /* blocks in the runs: */

@@ -7,9 +7,17 @@
  * block of such a file's maps, live or historic (data with data=journal,
  * extent, indirect and EA blocks), a copy of a directory block that names
  * such an inode, live entry or removed, and every fast-commit block with
- * such an inode or name.  Stale journal blocks are nobody's data once the
- * journal is empty, so the tests for names are generous: a false match
- * costs a stale block, a missed one leaves a name.
+ * such an inode or name.  Every stale block of the log, attributed or
+ * not (a later transaction may have overwritten its descriptor), is also
+ * searched for the bytes of the names those entries gave, where no
+ * header is left to say they are names.
+ *
+ * A copy that holds only a secure-delete file's residue goes whole (data,
+ * tree blocks); a copy shared with other files (an inode table block, a
+ * directory block) loses only the secure-delete bytes: the record's slot,
+ * an entry's inode and name, the name bytes found.  The rest, other
+ * files' residue included, is theirs, and the default mode promises to
+ * touch only what belongs to secure-delete files.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -20,6 +28,8 @@
 
 #include "e2secrm.h"
 #include "fast_commit.h"
+#include "crc32c.h"
+#include "name_set.h"
 
 /* Bits of the low 16 bits of the secure-delete inode numbers. */
 #define INO_FILTER_BYTES	8192
@@ -39,13 +49,20 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* By journal block; for one block, the first reason found wins. */
+/*
+ * By journal block; for one block the whole first (it makes the parts
+ * moot), then the parts by offset; the first reason found wins.
+ */
 static int cmp_jplan(const void *a, const void *b)
 {
 	const struct e2sr_jplan *x = a, *y = b;
 
 	if (x->jblock != y->jblock)
 		return x->jblock < y->jblock ? -1 : 1;
+	if (!x->len != !y->len)
+		return x->len ? 1 : -1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
 	return x->why < y->why ? -1 : x->why > y->why;
 }
 
@@ -71,9 +88,13 @@ static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
 		       cmp_u32) != NULL;
 }
 
-static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock,
-			     enum e2sr_jwhy why, ext2_ino_t ino)
+/* @len bytes of @jblock from @off; @len 0: the whole block. */
+static errcode_t plan_part(struct e2sr_plan *plan, __u32 jblock,
+			   enum e2sr_jwhy why, ext2_ino_t ino, __u32 off,
+			   __u32 len)
 {
+	struct e2sr_jplan *e;
+
 	if (plan->journal_count == plan->journal_alloc) {
 		size_t na = plan->journal_alloc ? plan->journal_alloc * 2 : 64;
 		struct e2sr_jplan *n = realloc(plan->journal,
@@ -84,11 +105,20 @@ static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock,
 		plan->journal = n;
 		plan->journal_alloc = na;
 	}
-	plan->journal[plan->journal_count].jblock = jblock;
-	plan->journal[plan->journal_count].why = why;
-	plan->journal[plan->journal_count].ino = ino;
-	plan->journal_count++;
+	e = &plan->journal[plan->journal_count++];
+	memset(e, 0, sizeof(*e));
+	e->jblock = jblock;
+	e->why = why;
+	e->ino = ino;
+	e->off = off;
+	e->len = len;
 	return 0;
+}
+
+static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock,
+			     enum e2sr_jwhy why, ext2_ino_t ino)
+{
+	return plan_part(plan, jblock, why, ino, 0, 0);
 }
 
 /* Copies of every block any map of a secure-delete file names. */
@@ -132,6 +162,12 @@ static __u32 le32(const unsigned char *p)
 	       ((__u32)p[3] << 24);
 }
 
+/* A name the kernel could have written: no NUL, no slash. */
+static int valid_name(const unsigned char *name, unsigned int len)
+{
+	return !memchr(name, 0, len) && !memchr(name, '/', len);
+}
+
 /*
  * The next place, from @off on, where a block reads as a directory entry
  * naming a secure-delete inode, removed entries and slack included: an
@@ -153,7 +189,8 @@ static unsigned int next_secure_entry(const struct jplan *p,
 		if (!name_len || rec_len < 12 || (rec_len & 3) ||
 		    8 + name_len > rec_len || off + 8 + name_len > bs)
 			continue;
-		if (is_secure_ino(p, le32(b + off)))
+		if (is_secure_ino(p, le32(b + off)) &&
+		    valid_name(b + off + 8, name_len))
 			return off;
 	}
 	return bs;
@@ -257,7 +294,7 @@ static errcode_t unique_names(unsigned char **blob, size_t *blob_len)
 
 /* A directory entry naming an inventory inode in a journal copy. */
 static errcode_t add_name_copy(struct e2sr_ctx *ctx, __u32 jblock,
-			       ext2_ino_t ino)
+			       ext2_ino_t ino, __u32 off, __u32 name_len)
 {
 	struct e2sr_name_copy *c;
 
@@ -274,6 +311,8 @@ static errcode_t add_name_copy(struct e2sr_ctx *ctx, __u32 jblock,
 	c = &ctx->name_copies[ctx->name_copy_count++];
 	c->jblock = jblock;
 	c->ino = ino;
+	c->off = off;
+	c->name_len = name_len;
 	return 0;
 }
 
@@ -323,6 +362,34 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 	return 0;
 }
 
+/* The entries naming secure-delete inodes in one stale block. */
+static errcode_t block_names(struct e2sr_ctx *ctx, const struct jplan *p,
+			     __u32 jblock, __u32 **hashes,
+			     size_t *n, size_t *alloc, unsigned char **blob,
+			     size_t *blob_len, size_t *blob_alloc)
+{
+	unsigned int bs = ctx->journal->blocksize, off, name_len;
+	const unsigned char *b;
+	errcode_t err;
+
+	err = e2sr_journal_block(ctx->journal, jblock, &b);
+	if (err)
+		return err;
+	for (off = next_secure_entry(p, b, bs, 0); !err && off < bs;
+	     off = next_secure_entry(p, b, bs, off + 4)) {
+		name_len = b[off + 6];
+		err = add_hash(hashes, n, alloc,
+			       name_hash(b + off + 8, name_len));
+		if (!err)
+			err = add_name(blob, blob_len, blob_alloc,
+				       b + off + 8, name_len);
+		if (!err)
+			err = add_name_copy(ctx, jblock, le32(b + off), off,
+					    name_len);
+	}
+	return err;
+}
+
 /*
  * Besides the names, the copies that hold them are noted in log order,
  * so that planning the directory copies does not read the log again.
@@ -332,10 +399,8 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *blob_len)
 {
 	size_t blob_alloc = 0;
-	const struct e2sr_history *h = &ctx->history;
+	const struct e2sr_jwalk *w = &ctx->history.walk;
 	ext2_ino_t *inos = NULL;
-	const unsigned char *b;
-	unsigned int bs, off, name_len;
 	size_t i, n = 0, alloc = 0;
 	struct jplan p;
 	errcode_t err = 0;
@@ -349,7 +414,6 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	ctx->name_copy_count = 0;
 	if (!ctx->journal || !ctx->have_history || !ctx->inv.count)
 		return 0;
-	bs = ctx->journal->blocksize;
 	inos = malloc(ctx->inv.count * sizeof(*inos));
 	if (!inos)
 		return EXT2_ET_NO_MEMORY;
@@ -361,33 +425,21 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	p.inos = inos;
 	p.ninos = ctx->inv.count;
 	filter_build(&p);
-	for (i = 0; !err && i < h->n; i++) {
-		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
-
+	/*
+	 * Every block of the log that holds bytes, whether a readable
+	 * descriptor attributes it or not (a later transaction may have
+	 * overwritten its descriptor), and not only the copies of directory
+	 * and inode table blocks (inline directories): a run wipes
+	 * descriptors, and the next run must find in the copies they leave
+	 * unattributed no more than this one found.
+	 */
+	for (i = 0; !err && i < w->nstale; i++) {
 		if (ctx->cancel && *ctx->cancel) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
-		/* Inline directories keep their entries in the record. */
-		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_FREE &&
-		    v->kind != E2SR_JK_UNKNOWN && v->kind != E2SR_JK_ITABLE)
-			continue;
-		err = e2sr_journal_block(ctx->journal, v->jblock, &b);
-		if (err)
-			break;
-		for (off = next_secure_entry(&p, b, bs, 0); !err && off < bs;
-		     off = next_secure_entry(&p, b, bs, off + 4)) {
-			name_len = b[off + 6];
-			err = add_hash(hashes, &n, &alloc,
-				       name_hash(b + off + 8, name_len));
-			if (!err)
-				err = add_name(blob, blob_len, &blob_alloc,
-					       b + off + 8, name_len);
-			/* Layout blocks are never directories. */
-			if (!err && v->kind != E2SR_JK_ITABLE)
-				err = add_name_copy(ctx, v->jblock,
-						    le32(b + off));
-		}
+		err = block_names(ctx, &p, w->stale[i], hashes, &n, &alloc,
+				  blob, blob_len, &blob_alloc);
 	}
 	free(inos);
 	if (err) {
@@ -425,17 +477,17 @@ int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 }
 
 /*
- * Every directory copy naming a secure-delete inode, from what
- * e2sr_journal_names noted: per copy, the first entry whose inode is
- * one of this plan's.
+ * Every entry naming a secure-delete inode in a directory copy, from
+ * what e2sr_journal_names noted: its inode, name length, type and name
+ * go; its rec_len stays, so that the other entries of the copy still
+ * chain as they did.
  */
 static errcode_t plan_dir_copies(struct jplan *p)
 {
 	struct e2sr_ctx *ctx = p->ctx;
-	__u32 *hashes, last = 0;
+	__u32 *hashes;
 	unsigned char *blob;
 	size_t i, n, len;
-	int have = 0;
 	errcode_t err;
 
 	if (!ctx->have_name_copies) {
@@ -448,16 +500,82 @@ static errcode_t plan_dir_copies(struct jplan *p)
 	for (i = 0; i < ctx->name_copy_count; i++) {
 		const struct e2sr_name_copy *c = &ctx->name_copies[i];
 
-		if ((have && c->jblock == last) || !is_secure_ino(p, c->ino))
+		if (!is_secure_ino(p, c->ino))
 			continue;
-		err = plan_jblock(&ctx->plan, c->jblock, E2SR_JWHY_NAME,
-				  c->ino);
+		err = plan_part(&ctx->plan, c->jblock, E2SR_JWHY_NAME,
+				c->ino, c->off, 4);
+		if (!err)
+			err = plan_part(&ctx->plan, c->jblock, E2SR_JWHY_NAME,
+					c->ino, c->off + 6, 2 + c->name_len);
 		if (err)
 			return err;
-		last = c->jblock;
-		have = 1;
 	}
 	return 0;
+}
+
+struct bytes_plan {
+	struct e2sr_plan	*plan;
+	__u32			jblock;
+	errcode_t		err;
+};
+
+static int bytes_hit(void *priv, unsigned int off, unsigned int len)
+{
+	struct bytes_plan *bp = priv;
+
+	bp->err = plan_part(bp->plan, bp->jblock, E2SR_JWHY_NAMEBYTES, 0,
+			    off, len);
+	return bp->err != 0;
+}
+
+static errcode_t name_bytes_in(struct e2sr_ctx *ctx,
+			       const struct e2sr_name_set *set, __u32 jblock)
+{
+	const unsigned char *b;
+	struct bytes_plan bp;
+	errcode_t err;
+
+	err = e2sr_journal_block(ctx->journal, jblock, &b);
+	if (err)
+		return err;
+	bp.plan = &ctx->plan;
+	bp.jblock = jblock;
+	bp.err = 0;
+	e2sr_name_set_scan(set, b, 0, ctx->journal->blocksize, 4, bytes_hit,
+			   &bp);
+	return bp.err;
+}
+
+/*
+ * The bytes of every name the entries gave, wherever they stand in a
+ * stale block, header or not: an htree split or a shorter name in the
+ * same slot overwrites the header and leaves the name.  Entries start on
+ * four bytes, and so do their names; a name is searched for only there,
+ * so that the short names of secure-delete files do not cut into other
+ * names.
+ */
+static errcode_t plan_name_bytes(struct jplan *p)
+{
+	struct e2sr_ctx *ctx = p->ctx;
+	struct e2sr_name_set set;
+	size_t i;
+	errcode_t err;
+
+	if (!ctx->name_blob_len)
+		return 0;
+	err = e2sr_name_set_init(&set, ctx->name_blob, ctx->name_blob_len);
+	if (err || e2sr_name_set_empty(&set))
+		goto out;
+	for (i = 0; !err && i < ctx->history.walk.nstale; i++) {
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = name_bytes_in(ctx, &set, ctx->history.walk.stale[i]);
+	}
+out:
+	e2sr_name_set_free(&set);
+	return err;
 }
 
 struct fc_plan {
@@ -507,8 +625,13 @@ static errcode_t plan_fc_blocks(struct jplan *p)
 	return err;
 }
 
+/*
+ * One entry per whole block, or the block's parts with overlaps merged;
+ * nothing outside the log and fast-commit area.
+ */
 static void sort_unique(struct e2sr_plan *plan, const struct e2sr_jsb *jsb)
 {
+	struct e2sr_jplan *e, *last;
 	size_t i, n = 0;
 
 	if (!plan->journal_count)
@@ -516,13 +639,21 @@ static void sort_unique(struct e2sr_plan *plan, const struct e2sr_jsb *jsb)
 	qsort(plan->journal, plan->journal_count, sizeof(*plan->journal),
 	      cmp_jplan);
 	for (i = 0; i < plan->journal_count; i++) {
-		__u32 jb = plan->journal[i].jblock;
-
-		if (jb < jsb->first || jb >= jsb->maxlen)
+		e = &plan->journal[i];
+		last = n ? &plan->journal[n - 1] : NULL;
+		if (e->jblock < jsb->first || e->jblock >= jsb->maxlen)
 			continue;
-		if (n && plan->journal[n - 1].jblock == jb)
-			continue;
-		plan->journal[n++] = plan->journal[i];
+		if (last && last->jblock == e->jblock) {
+			if (!last->len)
+				continue;	/* the whole block goes */
+			if (e->off <= last->off + last->len) {
+				if (e->off + e->len > last->off + last->len)
+					last->len = e->off + e->len -
+						    last->off;
+				continue;
+			}
+		}
+		plan->journal[n++] = *e;
 	}
 	plan->journal_count = n;
 }
@@ -536,10 +667,101 @@ static int cmp_walk_jblock(const void *key, const void *elem)
 }
 
 /*
- * The descriptor of every planned copy goes too: once it is gone the
- * copy is nobody's, so a second run, whatever the copy now holds (zeros
- * or random bytes), finds nothing to attribute.  Blocks already all
- * zero are not written again.
+ * The parts of one block, entries [first, end) of the plan: those
+ * already zero are dropped (a run cut after writing them), the rest
+ * carry the block's checksum as it is and as it will be.  Returns how
+ * many are kept, moved to @out.
+ */
+static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
+			      size_t out, size_t *kept)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	unsigned int bs = ctx->journal->blocksize;
+	const unsigned char *data;
+	unsigned char *after;
+	__u32 before_crc, after_crc;
+	size_t i, n = 0;
+	errcode_t err;
+
+	*kept = 0;
+	err = e2sr_journal_block(ctx->journal, plan->journal[first].jblock,
+				 &data);
+	if (err)
+		return err;
+	after = malloc(bs);
+	if (!after)
+		return EXT2_ET_NO_MEMORY;
+	memcpy(after, data, bs);
+	for (i = first; i < end; i++) {
+		struct e2sr_jplan *e = &plan->journal[i];
+
+		if (e->off >= bs || e->len > bs - e->off ||
+		    e2sr_all_zero(data + e->off, e->len))
+			continue;
+		memset(after + e->off, 0, e->len);
+		plan->journal[out + n++] = *e;
+	}
+	before_crc = e2sr_crc32c_le(~0U, data, bs);
+	after_crc = e2sr_crc32c_le(~0U, after, bs);
+	free(after);
+	for (i = out; i < out + n; i++) {
+		plan->journal[i].crc_before = before_crc;
+		plan->journal[i].crc_after = after_crc;
+	}
+	*kept = n;
+	return 0;
+}
+
+/*
+ * A copy whose parts are all it holds is left all zero by them: plan it
+ * whole, so that its descriptor goes with it, as the next run, seeing a
+ * zero copy, would plan.
+ */
+static errcode_t whole_if_emptied(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	unsigned int bs = ctx->journal->blocksize;
+	const unsigned char *data;
+	unsigned char *after;
+	size_t i, k, end;
+	errcode_t err = 0;
+
+	after = malloc(bs);
+	if (!after)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; i < plan->journal_count; i = end) {
+		for (end = i + 1; end < plan->journal_count &&
+		     plan->journal[end].jblock == plan->journal[i].jblock;
+		     end++)
+			;
+		if (!plan->journal[i].len)
+			continue;
+		err = e2sr_journal_block(ctx->journal,
+					 plan->journal[i].jblock, &data);
+		if (err)
+			break;
+		memcpy(after, data, bs);
+		for (k = i; k < end; k++)
+			if (plan->journal[k].off < bs &&
+			    plan->journal[k].len <= bs - plan->journal[k].off)
+				memset(after + plan->journal[k].off, 0,
+				       plan->journal[k].len);
+		if (!e2sr_all_zero(after, bs))
+			continue;
+		for (k = i; k < end; k++)
+			plan->journal[k].off = plan->journal[k].len = 0;
+	}
+	free(after);
+	return err;
+}
+
+/*
+ * The descriptor of every copy planned whole goes too: once it is gone
+ * the copy is nobody's, so a second run, whatever the copy now holds
+ * (zeros or random bytes), finds nothing to attribute.  A copy written
+ * in part keeps its descriptor: the rest of it is other files', and
+ * what is left of it attributes nothing secure-delete.  Blocks and
+ * parts already all zero are not written again.
  */
 static errcode_t settle(struct e2sr_ctx *ctx)
 {
@@ -548,9 +770,13 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	const struct e2sr_jsb *jsb = &ctx->journal->jsb;
 	const struct e2sr_jblock *b;
 	const unsigned char *data;
-	size_t i, n, planned;
+	size_t i, n, end, kept, planned;
 	errcode_t err;
 
+	sort_unique(plan, jsb);
+	err = whole_if_emptied(ctx);
+	if (err)
+		return err;
 	sort_unique(plan, jsb);
 	/*
 	 * A copy already all zero was wiped by a run that was cut before
@@ -565,8 +791,8 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	}
 	planned = plan->journal_count;
 	for (i = 0; i < planned; i++) {
-		if (!w->nblocks)
-			break;
+		if (!w->nblocks || plan->journal[i].len)
+			continue;
 		b = bsearch(&plan->journal[i].jblock, w->blocks, w->nblocks,
 			    sizeof(*w->blocks), cmp_walk_jblock);
 		if (!b)
@@ -576,7 +802,23 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 			return err;
 	}
 	sort_unique(plan, jsb);
-	for (i = n = 0; i < plan->journal_count; i++) {
+	plan->journal_blocks = plan->journal_parts = 0;
+	for (i = n = 0; i < plan->journal_count; i = end) {
+		for (end = i + 1; end < plan->journal_count &&
+		     plan->journal[end].jblock == plan->journal[i].jblock;
+		     end++)
+			;
+		if (plan->journal[i].len) {
+			err = settle_parts(ctx, i, end, n, &kept);
+			if (err)
+				return err;
+			n += kept;
+			if (kept) {
+				plan->journal_blocks++;
+				plan->journal_parts++;
+			}
+			continue;
+		}
 		/* The walk looked at the copies; the rest are read here. */
 		b = NULL;
 		if (w->nblocks)
@@ -597,6 +839,7 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 				continue;
 		}
 		plan->journal[n++] = plan->journal[i];
+		plan->journal_blocks++;
 	}
 	plan->journal_count = n;
 	return 0;
@@ -610,6 +853,7 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	errcode_t err;
 
 	plan->journal_count = 0;
+	plan->journal_blocks = plan->journal_parts = 0;
 	if (!ctx->journal)
 		return 0;
 	if (!ctx->have_history) {
@@ -643,13 +887,17 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	for (i = 0; !err && i < ctx->inv.jcopy_count; i++) {
 		if (!is_secure_ino(&p, ctx->inv.jcopies[i].ino))
 			continue;	/* left to e2fsck with its file */
-		err = plan_jblock(plan, ctx->inv.jcopies[i].jblock,
-				  E2SR_JWHY_RECORD, ctx->inv.jcopies[i].ino);
+		err = plan_part(plan, ctx->inv.jcopies[i].jblock,
+				E2SR_JWHY_RECORD, ctx->inv.jcopies[i].ino,
+				ctx->inv.jcopies[i].off,
+				ctx->inv.jcopies[i].len);
 	}
 	if (!err && n)
 		err = plan_map_copies(&p);
 	if (!err && n)
 		err = plan_dir_copies(&p);
+	if (!err && n)
+		err = plan_name_bytes(&p);
 	if (!err && n)
 		err = plan_fc_blocks(&p);
 	/* Disposal: the whole log and fast-commit area, once empty. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "crc32c.h"
 
 /* With -m random: remember what one run put out. */
 errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
@@ -175,11 +176,29 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 			err = check_runs(ctx, plan->meta_blocks, 1, buf, chunk);
 		if (!err && plan->free_all)
 			err = check_runs(ctx, ctx->fs->block_map, 0, buf, chunk);
-		for (i = 0; !err && j && i < plan->journal_count; i++)
+		for (i = 0; !err && j && i < plan->journal_count; i++) {
+			if (plan->journal[i].len)
+				continue;
 			err = check_zero(ctx, j->io,
 					 e2sr_journal_phys(j,
 						plan->journal[i].jblock),
 					 1, buf, chunk);
+		}
+	}
+	/* Copies written in part: as planned, whatever the method. */
+	for (i = 0; !err && j && i < plan->journal_count; i++) {
+		if (!plan->journal[i].len ||
+		    (i && plan->journal[i - 1].jblock ==
+		     plan->journal[i].jblock))
+			continue;
+		err = io_channel_read_blk64(j->io,
+				e2sr_journal_phys(j, plan->journal[i].jblock),
+				1, buf);
+		if (err)
+			break;
+		if (e2sr_crc32c_le(~0U, buf, j->blocksize) !=
+		    plan->journal[i].crc_after)
+			ctx->stats.verify_bad++;
 	}
 	free(buf);
 	if (!err)

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "e2secrm.h"
+#include "crc32c.h"
 
 /* Largest single write, in bytes. */
 #define WIPE_CHUNK_BYTES	(1024 * 1024)
@@ -408,7 +409,8 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 		__u32 first = plan->journal[i].jblock;
 		blk64_t phys = e2sr_journal_phys(j, first);
 
-		if ((plan->journal[i].why == E2SR_JWHY_DESC) != descriptors) {
+		if ((plan->journal[i].why == E2SR_JWHY_DESC) != descriptors ||
+		    plan->journal[i].len) {
 			i++;
 			continue;
 		}
@@ -416,6 +418,7 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 			return E2SR_ERR_CANCELLED;
 		for (n = 1; i + n < plan->journal_count && n < max &&
 		     plan->journal[i + n].jblock == first + n &&
+		     !plan->journal[i + n].len &&
 		     (plan->journal[i + n].why == E2SR_JWHY_DESC) ==
 		     descriptors &&
 		     e2sr_journal_phys(j, first + n) == phys + n; n++)
@@ -431,16 +434,81 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 		i += n;
 		if (ctx->progress)
 			ctx->progress(ctx->progress_data, E2SR_STAGE_JOURNAL,
-				      *done, plan->journal_count);
+				      *done, plan->journal_blocks);
 	}
 	return io_channel_flush(j->io);
 }
 
 /*
- * Overwrite the planned journal blocks, in physically contiguous runs:
- * the copies first, then, once they are on disk, the descriptors that
- * say where they are.  A run cut in between leaves descriptors a re-run
- * still follows to the copies.
+ * The copies shared with other files' residue, one block at a time: the
+ * block must read as it did when it was planned, and once its parts are
+ * zeroed, as the plan says it will; zeros whatever the method, so that
+ * the rest of the copy stays as readable as it was.
+ */
+static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_journal *j = ctx->journal;
+	unsigned char *buf;
+	blk64_t phys;
+	size_t i = 0, end;
+	errcode_t err = 0;
+
+	buf = malloc(j->blocksize);
+	if (!buf)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; !err && i < plan->journal_count; i = end) {
+		for (end = i + 1; end < plan->journal_count &&
+		     plan->journal[end].jblock == plan->journal[i].jblock;
+		     end++)
+			;
+		if (!plan->journal[i].len)
+			continue;
+		if (ctx->cancel && *ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = e2sr_wipe_journal_check(ctx, plan->journal[i].jblock, 1);
+		if (err)
+			break;
+		phys = e2sr_journal_phys(j, plan->journal[i].jblock);
+		err = io_channel_read_blk64(j->io, phys, 1, buf);
+		if (err)
+			break;
+		if (e2sr_crc32c_le(~0U, buf, j->blocksize) !=
+		    plan->journal[i].crc_before) {
+			err = E2SR_ERR_CHANGED;
+			break;
+		}
+		for (; i < end; i++)
+			memset(buf + plan->journal[i].off, 0,
+			       plan->journal[i].len);
+		if (e2sr_crc32c_le(~0U, buf, j->blocksize) !=
+		    plan->journal[end - 1].crc_after) {
+			err = E2SR_ERR_CHANGED;
+			break;
+		}
+		ctx->stats.write_calls++;
+		err = io_channel_write_blk64(j->io, phys, 1, buf);
+		if (err)
+			break;
+		j->win_count = 0;	/* the window held what is gone */
+		(*done)++;
+		if (ctx->progress)
+			ctx->progress(ctx->progress_data, E2SR_STAGE_JOURNAL,
+				      *done, plan->journal_blocks);
+	}
+	free(buf);
+	if (!err)
+		err = io_channel_flush(j->io);
+	return err;
+}
+
+/*
+ * Overwrite the planned journal blocks: the shared copies in part, the
+ * others whole in physically contiguous runs, then, once they are on
+ * disk, the descriptors that say where they are.  A run cut in between
+ * leaves descriptors a re-run still follows to the copies.
  */
 errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 {
@@ -450,6 +518,8 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 	if (!ctx->plan.journal_count)
 		return 0;
 	err = wbuf_get(ctx);
+	if (!err)
+		err = wipe_journal_parts(ctx, done);
 	if (!err)
 		err = wipe_journal_pass(ctx, 0, done);
 	if (!err)
