@@ -21,9 +21,8 @@
 struct e2sr_name_set {
 	const unsigned char	*blob;
 	size_t			blob_len;
-	__u32			*bucket;	/* by first three bytes: 1 + */
-	__u32			*chain;		/* index into name_off, or 0 */
-	size_t			*name_off;	/* each name's place in blob */
+	size_t			*bucket;	/* by first three bytes: where */
+	size_t			*name_off;	/* its names start, sorted */
 };
 
 /* A match: @len bytes at @off.  Nonzero stops the search. */

@@ -169,10 +169,10 @@ static int valid_name(const unsigned char *name, unsigned int len)
 }
 
 /*
- * The next place, from @off on, where a block reads as a directory entry
- * naming a secure-delete inode, removed entries and slack included: an
- * aligned header whose inode is one of them and whose lengths fit.  @bs
- * when there is none.
+ * The next place, from @off on, where bytes [.., @bs) read as a
+ * directory entry naming a secure-delete inode, removed entries and
+ * slack included: an aligned header whose inode is one of them and whose
+ * lengths fit.  @bs when there is none.
  */
 static unsigned int next_secure_entry(const struct jplan *p,
 				      const unsigned char *b, unsigned int bs,
@@ -362,27 +362,145 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 	return 0;
 }
 
-/* The entries naming secure-delete inodes in one stale block. */
-static errcode_t block_names(struct e2sr_ctx *ctx, const struct jplan *p,
-			     __u32 jblock, __u32 **hashes,
-			     size_t *n, size_t *alloc, unsigned char **blob,
-			     size_t *blob_len, size_t *blob_alloc)
+/*
+ * Whether a block reads as a directory block: entries chained from its
+ * first byte to its last, each long enough for its name.  A copy of a
+ * directory block is one whatever its descriptor says or whether one is
+ * left; other blocks (tree, data, bitmaps) almost never chain, and the
+ * numbers they hold are no names.
+ */
+static int dir_shaped(const unsigned char *b, unsigned int bs)
 {
-	unsigned int bs = ctx->journal->blocksize, off, name_len;
-	const unsigned char *b;
+	unsigned int off = 0, rec_len;
+
+	while (off < bs) {
+		if (bs - off < 12)
+			return 0;
+		rec_len = b[off + 4] | (b[off + 5] << 8);
+		if (bs >= 65536 && (rec_len == 65535 || !rec_len))
+			rec_len = 65536;
+		if (rec_len < 12 || (rec_len & 3) || rec_len > bs - off ||
+		    8U + b[off + 6] > rec_len)
+			return 0;
+		off += rec_len;
+	}
+	return 1;
+}
+
+/*
+ * Bytes [from, to) of stale block @jblock can hold entries; @dir: they
+ * are the whole block, and it reads as a directory block.
+ */
+typedef errcode_t (*name_block_fn)(struct e2sr_ctx *ctx, __u32 jblock,
+				   const unsigned char *b, unsigned int from,
+				   unsigned int to, int dir, void *priv);
+
+/*
+ * In a copy of an inode table block, the entries of inline directories:
+ * after the parent's number in i_block, and in the in-inode xattr area
+ * (system.data).  The rest of a record is numbers, no names.
+ */
+static errcode_t itable_names(struct e2sr_ctx *ctx, __u32 jblock,
+			      const unsigned char *b, name_block_fn fn,
+			      void *priv)
+{
+	unsigned int bs = ctx->journal->blocksize;
+	unsigned int isz = EXT2_INODE_SIZE(ctx->fs->super), slot, extra;
+	const unsigned char *r;
 	errcode_t err;
 
-	err = e2sr_journal_block(ctx->journal, jblock, &b);
-	if (err)
-		return err;
-	for (off = next_secure_entry(p, b, bs, 0); !err && off < bs;
-	     off = next_secure_entry(p, b, bs, off + 4)) {
+	if (isz < EXT2_GOOD_OLD_INODE_SIZE || isz > bs)
+		return 0;
+	for (slot = 0; slot + isz <= bs; slot += isz) {
+		r = b + slot;
+		if (((r[0] | (r[1] << 8)) & 0170000) != 0040000 ||
+		    !(le32(r + 32) & EXT4_INLINE_DATA_FL))
+			continue;
+		err = fn(ctx, jblock, b, slot + 44, slot + 100, 0, priv);
+		if (err)
+			return err;
+		if (isz <= EXT2_GOOD_OLD_INODE_SIZE + 4)
+			continue;
+		extra = r[128] | (r[129] << 8);
+		if (extra & 3 || EXT2_GOOD_OLD_INODE_SIZE + extra >= isz)
+			continue;
+		err = fn(ctx, jblock, b, slot + EXT2_GOOD_OLD_INODE_SIZE + extra,
+			 slot + isz, 0, priv);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Every stale block of the log that can hold names: copies of inode
+ * table blocks (inline directories) and every block that reads as a
+ * directory block, attributed or not (a later transaction may have
+ * overwritten its descriptor).  A run wipes the descriptors of the
+ * copies it zeroes, and the next run must find no more: what it finds
+ * unattributed was attributed here, and is looked at here if it can
+ * hold names then.
+ */
+static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
+				 void *priv)
+{
+	const struct e2sr_history *h = &ctx->history;
+	const struct e2sr_jwalk *w = &h->walk;
+	unsigned int bs = ctx->journal->blocksize;
+	const unsigned char *b;
+	size_t i, k = 0;
+	int itable;
+	errcode_t err;
+
+	for (i = 0; i < w->nstale; i++) {
+		if (ctx->cancel && *ctx->cancel)
+			return E2SR_ERR_CANCELLED;
+		while (k < h->n && h->v[h->by_jblock[k]].jblock < w->stale[i])
+			k++;
+		itable = k < h->n &&
+			 h->v[h->by_jblock[k]].jblock == w->stale[i] &&
+			 h->v[h->by_jblock[k]].kind == E2SR_JK_ITABLE;
+		err = e2sr_journal_block(ctx->journal, w->stale[i], &b);
+		if (err)
+			return err;
+		if (itable)
+			err = itable_names(ctx, w->stale[i], b, fn, priv);
+		else if (dir_shaped(b, bs))
+			err = fn(ctx, w->stale[i], b, 0, bs, 1, priv);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+struct names_found {
+	const struct jplan	*p;
+	__u32			**hashes;
+	size_t			n;
+	size_t			alloc;
+	unsigned char		**blob;
+	size_t			*blob_len;
+	size_t			blob_alloc;
+};
+
+/* The entries naming secure-delete inodes in one stale block. */
+static errcode_t block_names(struct e2sr_ctx *ctx, __u32 jblock,
+			     const unsigned char *b, unsigned int from,
+			     unsigned int to, int dir, void *priv)
+{
+	struct names_found *nf = priv;
+	unsigned int off, name_len;
+	errcode_t err = 0;
+
+	(void)dir;	/* removed entries and slack too: every word */
+	for (off = next_secure_entry(nf->p, b, to, from); !err && off < to;
+	     off = next_secure_entry(nf->p, b, to, off + 4)) {
 		name_len = b[off + 6];
-		err = add_hash(hashes, n, alloc,
+		err = add_hash(nf->hashes, &nf->n, &nf->alloc,
 			       name_hash(b + off + 8, name_len));
 		if (!err)
-			err = add_name(blob, blob_len, blob_alloc,
-				       b + off + 8, name_len);
+			err = add_name(nf->blob, nf->blob_len,
+				       &nf->blob_alloc, b + off + 8, name_len);
 		if (!err)
 			err = add_name_copy(ctx, jblock, le32(b + off), off,
 					    name_len);
@@ -398,10 +516,9 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *count, unsigned char **blob,
 			     size_t *blob_len)
 {
-	size_t blob_alloc = 0;
-	const struct e2sr_jwalk *w = &ctx->history.walk;
+	struct names_found nf;
 	ext2_ino_t *inos = NULL;
-	size_t i, n = 0, alloc = 0;
+	size_t i, n = 0;
 	struct jplan p;
 	errcode_t err = 0;
 
@@ -425,22 +542,13 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	p.inos = inos;
 	p.ninos = ctx->inv.count;
 	filter_build(&p);
-	/*
-	 * Every block of the log that holds bytes, whether a readable
-	 * descriptor attributes it or not (a later transaction may have
-	 * overwritten its descriptor), and not only the copies of directory
-	 * and inode table blocks (inline directories): a run wipes
-	 * descriptors, and the next run must find in the copies they leave
-	 * unattributed no more than this one found.
-	 */
-	for (i = 0; !err && i < w->nstale; i++) {
-		if (ctx->cancel && *ctx->cancel) {
-			err = E2SR_ERR_CANCELLED;
-			break;
-		}
-		err = block_names(ctx, &p, w->stale[i], hashes, &n, &alloc,
-				  blob, blob_len, &blob_alloc);
-	}
+	memset(&nf, 0, sizeof(nf));
+	nf.p = &p;
+	nf.hashes = hashes;
+	nf.blob = blob;
+	nf.blob_len = blob_len;
+	err = for_name_blocks(ctx, block_names, &nf);
+	n = nf.n;
 	free(inos);
 	if (err) {
 		free(*hashes);
@@ -515,34 +623,65 @@ static errcode_t plan_dir_copies(struct jplan *p)
 
 struct bytes_plan {
 	struct e2sr_plan	*plan;
+	const unsigned char	*b;
 	__u32			jblock;
 	errcode_t		err;
 };
 
+/*
+ * A name whose header is whole and names an inode is that inode's entry:
+ * a secure-delete inode's is planned with its header, any other file's
+ * is that file's, even with a secure-delete file's name.
+ */
 static int bytes_hit(void *priv, unsigned int off, unsigned int len)
 {
 	struct bytes_plan *bp = priv;
+	const unsigned char *h;
+	unsigned int rec_len;
 
+	if (off >= 8 && le32(bp->b + off - 8)) {
+		h = bp->b + off - 8;
+		rec_len = h[4] | (h[5] << 8);
+		if (h[6] == len && rec_len >= 8 + len && !(rec_len & 3))
+			return 0;
+	}
 	bp->err = plan_part(bp->plan, bp->jblock, E2SR_JWHY_NAMEBYTES, 0,
 			    off, len);
 	return bp->err != 0;
 }
 
-static errcode_t name_bytes_in(struct e2sr_ctx *ctx,
-			       const struct e2sr_name_set *set, __u32 jblock)
+/*
+ * In a block that reads as a directory block, a name without its header
+ * lies where no entry's name does: in an entry's slack, past its name,
+ * or in the name of an entry whose inode is zero (the first of a block,
+ * removed).  Elsewhere, the whole range.
+ */
+static errcode_t name_bytes_in(struct e2sr_ctx *ctx, __u32 jblock,
+			       const unsigned char *b, unsigned int from,
+			       unsigned int to, int dir, void *priv)
 {
-	const unsigned char *b;
+	const struct e2sr_name_set *set = priv;
+	unsigned int off, rec_len, used;
 	struct bytes_plan bp;
-	errcode_t err;
 
-	err = e2sr_journal_block(ctx->journal, jblock, &b);
-	if (err)
-		return err;
 	bp.plan = &ctx->plan;
+	bp.b = b;
 	bp.jblock = jblock;
 	bp.err = 0;
-	e2sr_name_set_scan(set, b, 0, ctx->journal->blocksize, 4, bytes_hit,
-			   &bp);
+	if (!dir) {
+		e2sr_name_set_scan(set, b, from, to, 4, bytes_hit, &bp);
+		return bp.err;
+	}
+	/* dir_shaped() checked the chain and every length in it. */
+	for (off = from; !bp.err && off < to; off += rec_len) {
+		rec_len = b[off + 4] | (b[off + 5] << 8);
+		if (to >= 65536 && (rec_len == 65535 || !rec_len))
+			rec_len = 65536;
+		used = le32(b + off) ? 8 + ((b[off + 6] + 3U) & ~3U) : 8;
+		if (used < rec_len)
+			e2sr_name_set_scan(set, b, off + used, off + rec_len,
+					   4, bytes_hit, &bp);
+	}
 	return bp.err;
 }
 
@@ -558,7 +697,6 @@ static errcode_t plan_name_bytes(struct jplan *p)
 {
 	struct e2sr_ctx *ctx = p->ctx;
 	struct e2sr_name_set set;
-	size_t i;
 	errcode_t err;
 
 	if (!ctx->name_blob_len)
@@ -566,13 +704,7 @@ static errcode_t plan_name_bytes(struct jplan *p)
 	err = e2sr_name_set_init(&set, ctx->name_blob, ctx->name_blob_len);
 	if (err || e2sr_name_set_empty(&set))
 		goto out;
-	for (i = 0; !err && i < ctx->history.walk.nstale; i++) {
-		if (ctx->cancel && *ctx->cancel) {
-			err = E2SR_ERR_CANCELLED;
-			break;
-		}
-		err = name_bytes_in(ctx, &set, ctx->history.walk.stale[i]);
-	}
+	err = for_name_blocks(ctx, name_bytes_in, &set);
 out:
 	e2sr_name_set_free(&set);
 	return err;

@@ -174,9 +174,12 @@ attack() {
 }
 
 # tcount DIR TOKEN: lines holding TOKEN in every file under DIR, plus the
-# names under DIR holding it.
+# names under DIR holding it.  Not -a: a tool may recover a file of
+# gigabytes that is all hole (ext4magic does, from a record that lost
+# its map), one "line" grep -a would hold whole in memory; reading them
+# as binary, grep skips holes and takes NULs for line ends.
 tcount() {
-	n=$(grep -rac -- "$2" "$1" 2>/dev/null |
+	n=$(LC_ALL=C grep -rc -- "$2" "$1" 2>/dev/null |
 		awk -F: '{ s += $NF } END { print s + 0 }')
 	m=$(find "$1" -name "*$2*" 2>/dev/null | wc -l)
 	echo $((n + m))

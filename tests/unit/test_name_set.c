@@ -84,6 +84,9 @@ static const struct row rows[] = {
 	{ "tailname", "....tail", 1, 0, { 0 }, { 0 } },
 	/* Same prefix, different names: both known. */
 	{ "abcX|abcY", "abcY....abcX", 4, 2, { 0, 8 }, { 4, 4 } },
+	/* Longer names sort between the text and its longest prefix. */
+	{ "abc|abcd|abce|abcdef", "abcdeX..", 1, 1, { 0 }, { 4 } },
+	{ "abc|abcx|abcz", "abcy....", 1, 1, { 0 }, { 3 } },
 };
 
 static void test_rows(void **state)
@@ -143,11 +146,87 @@ static void test_stop_and_bounds(void **state)
 	e2sr_name_set_free(&set);
 }
 
+/* The longest name at each place, the slow way. */
+static unsigned int brute(const unsigned char *blob, size_t blen,
+			  const unsigned char *buf, unsigned int len,
+			  unsigned int *off, unsigned int *mlen)
+{
+	unsigned int p, best, n = 0;
+	size_t i;
+
+	for (p = 0; p + E2SR_NAME_MIN <= len; p += best ? best : 1) {
+		best = 0;
+		for (i = 0; i < blen; i += 1 + blob[i])
+			if (blob[i] >= E2SR_NAME_MIN && blob[i] > best &&
+			    blob[i] <= len - p &&
+			    !memcmp(buf + p, blob + i + 1, blob[i]))
+				best = blob[i];
+		if (best) {
+			off[n] = p;
+			mlen[n++] = best;
+		}
+	}
+	return n;
+}
+
+struct all_hits {
+	unsigned int	n;
+	unsigned int	off[512];
+	unsigned int	len[512];
+};
+
+static int note_all(void *priv, unsigned int off, unsigned int len)
+{
+	struct all_hits *h = priv;
+
+	h->off[h->n] = off;
+	h->len[h->n++] = len;
+	return 0;
+}
+
+/*
+ * Many names over three letters, sharing prefixes as a directory's
+ * files do, against random texts: the same matches as the slow way.
+ */
+static void test_against_brute(void **state)
+{
+	unsigned char blob[4096], buf[512];
+	unsigned int off[512], mlen[512], n, round, k, nl;
+	struct e2sr_name_set set;
+	struct all_hits h;
+	size_t blen;
+
+	(void)state;
+	srand(11);
+	for (round = 0; round < 200; round++) {
+		blen = 0;
+		for (k = 0; k < 40 + round % 60; k++) {
+			nl = 3 + rand() % 6;
+			blob[blen++] = nl;
+			while (nl--)
+				blob[blen++] = "abc"[rand() % 3];
+		}
+		for (k = 0; k < sizeof(buf); k++)
+			buf[k] = "abcd"[rand() % 4];
+		n = brute(blob, blen, buf, sizeof(buf), off, mlen);
+		assert_int_equal(e2sr_name_set_init(&set, blob, blen), 0);
+		memset(&h, 0, sizeof(h));
+		assert_int_equal(e2sr_name_set_scan(&set, buf, 0, sizeof(buf),
+						    1, note_all, &h), n);
+		for (k = 0; k < n; k++) {
+			assert_int_equal(h.off[k], off[k]);
+			assert_int_equal(h.len[k], mlen[k]);
+		}
+		e2sr_name_set_free(&set);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_stop_and_bounds),
+		cmocka_unit_test(test_against_brute),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
