@@ -188,8 +188,11 @@ unsigned int e2sr_name_set_scan(const struct e2sr_name_set *s,
 		step = 1;
 	for (p = from; p + E2SR_NAME_MIN <= to;
 	     p += best ? (best + step - 1) / step * step : step) {
-		h = prefix_hash(buf + p);
 		best = 0;
+		/* No name starts with a NUL: slack mostly does. */
+		if (!buf[p])
+			continue;
+		h = prefix_hash(buf + p);
 		if (s->bucket[h] == s->bucket[h + 1])
 			continue;
 		best = longest(s, s->bucket[h], s->bucket[h + 1], buf + p,
