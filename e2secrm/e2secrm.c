@@ -276,13 +276,16 @@ static void load_state(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 /*
  * What this run saw, for the next one: the next run counts everything
  * up to it as handled.  So never after a gap or a lost map no one
- * answered (the next run reports them again), and, when only the
- * free-space wipe answers them, only once it is done (@early 0, at the
- * end of a run that wrote what it planned).  With nothing to answer it
- * is written before the wipe too (@early 1): a run cut in its journal
- * wipe has wiped the blocks first, and the re-run must not take the
- * copies it wiped for maps lost to the ring.  A failure is a warning:
- * this run's work is done.
+ * answered, and, when only the free-space wipe answers them, only once
+ * it is done (@early 0, at the end of a run that wrote what it planned).
+ * Unanswered, they are carried: the previous run's state is written
+ * again with the losses counted (this run wiped the records and copies
+ * that showed them, so the state is the only trace left for the next
+ * run to report); with no previous state the next run sees a gap
+ * anyway.  With nothing to answer the state is written before the wipe
+ * too (@early 1): a run cut in its journal wipe has wiped the blocks
+ * first, and the re-run must not take the copies it wiped for maps lost
+ * to the ring.  A failure is a warning: this run's work is done.
  */
 static void save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		       int early)
@@ -291,15 +294,24 @@ static void save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	enum e2sr_cover_how how = ctx->coverage.how;
 	int complete = how == E2SR_COVER_CREATION ||
 		       how == E2SR_COVER_PREVIOUS;
+	__u32 pending = e2sr_coverage_pending(ctx);
+	int open = !complete || ctx->plan.unrecoverable || pending;
 	struct e2sr_cover_prev now;
 
 	if (st->read == STATE_OFF || o->dry_run)
 		return;
-	if (early ? !complete || ctx->plan.unrecoverable :
-	    (!complete || ctx->plan.unrecoverable) && !ctx->plan.free_all)
+	if (early && open)
 		return;
-	e2sr_coverage_next(ctx, &now);
-	now.run_time = (__u64)time(NULL);
+	if (open && !ctx->plan.free_all) {
+		if (!ctx->coverage.have_prev || ctx->coverage.prev_mismatch)
+			return;
+		now = ctx->coverage.prev;
+		now.unanswered = pending + (__u32)ctx->plan.unrecoverable +
+				 !complete;
+	} else {
+		e2sr_coverage_next(ctx, &now);
+		now.run_time = (__u64)time(NULL);
+	}
 	if (state_write(o->state_dir, st->uuid, &now, st))
 		com_err(program_name, 0, "warning: %s: state file %s not "
 			"written (%s): the next run cannot count on this one",
@@ -311,7 +323,7 @@ static int left_over(const struct e2sr_ctx *ctx)
 {
 	const struct e2sr_plan *p = &ctx->plan;
 
-	return p->left || ((p->unrecoverable ||
+	return p->left || ((p->unrecoverable || e2sr_coverage_pending(ctx) ||
 			    ctx->coverage.how == E2SR_COVER_GAP) &&
 			   !p->free_all);
 }

@@ -243,8 +243,9 @@ static void put_coverage(const struct e2sr_ctx *ctx,
 	if (c->have_prev)
 		fprintf(json_out, ", \"previous_run\": {\"tid\": %u, "
 			"\"tid_time\": %" PRIu64 ", \"run_time\": %" PRIu64
-			"}", c->prev.tid, (uint64_t)c->prev.tid_time,
-			(uint64_t)c->prev.run_time);
+			", \"unanswered\": %u}", c->prev.tid,
+			(uint64_t)c->prev.tid_time,
+			(uint64_t)c->prev.run_time, c->prev.unanswered);
 	else
 		fprintf(json_out, ", \"previous_run\": null");
 	fprintf(json_out, ", \"state_file\": ");

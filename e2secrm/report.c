@@ -196,6 +196,15 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: the state file %s does not match this journal "
 		       "(reset, or another filesystem with the same UUID): "
 		       "taken as no previous run\n", o->device, st->path);
+	if (e2sr_coverage_pending(ctx)) {
+		printf("%s: %u lost map(s) or gap(s) an earlier run reported "
+		       "are not answered: what they held cannot be traced\n",
+		       o->device, e2sr_coverage_pending(ctx));
+		printf("%s: %s\n", o->device, ctx->plan.free_all ?
+		       "all free space will be wiped for them" :
+		       "wipe all free space to answer them "
+		       "(--all-free-if-lost)");
+	}
 	if (c->have_prev)
 		snprintf(last, sizeof(last), "the last run (%s, transaction "
 			 "%u)", when(c->prev.run_time, t3, sizeof(t3)),

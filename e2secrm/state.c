@@ -124,6 +124,7 @@ static int parse_num(const char *s, uint64_t max, uint64_t *out)
 #define HAVE_HEAD	0x20
 #define HAVE_RUN_TIME	0x40
 #define HAVE_ALL	0x7f
+#define HAVE_UNANSWERED	0x80	/* optional: 0 when not there */
 
 /* Every line known, every number in range, every key once. */
 static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
@@ -163,6 +164,7 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 				{ "sequence",	HAVE_SEQUENCE,	UINT32_MAX },
 				{ "head",	HAVE_HEAD,	UINT32_MAX },
 				{ "run_time",	HAVE_RUN_TIME,	UINT64_MAX },
+				{ "unanswered",	HAVE_UNANSWERED, UINT32_MAX },
 			};
 			size_t k;
 
@@ -197,6 +199,9 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 			case HAVE_RUN_TIME:
 				prev->run_time = v;
 				break;
+			case HAVE_UNANSWERED:
+				prev->unanswered = (__u32)v;
+				break;
 			}
 		}
 		if (have & bit) {
@@ -205,7 +210,7 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 		}
 		have |= bit;
 	}
-	if (have != HAVE_ALL) {
+	if ((have & HAVE_ALL) != HAVE_ALL) {
 		why(st, "%s", "a key is missing");
 		return -1;
 	}
@@ -319,10 +324,11 @@ int state_write(const char *dir, const char *uuid,
 		       "# e2secrm: what the last successful run saw of this "
 		       "filesystem's journal\n"
 		       "version=%d\nuuid=%s\ntid=%u\ntid_time=%" PRIu64
-		       "\nsequence=%u\nhead=%u\nrun_time=%" PRIu64 "\n",
+		       "\nsequence=%u\nhead=%u\nrun_time=%" PRIu64
+		       "\nunanswered=%u\n",
 		       STATE_VERSION, uuid, now->tid,
 		       (uint64_t)now->tid_time, now->sequence, now->head,
-		       (uint64_t)now->run_time);
+		       (uint64_t)now->run_time, now->unanswered);
 	if (len < 0 || (size_t)len >= sizeof(text)) {
 		why(st, "%s", "state too long");
 		return -1;

@@ -492,3 +492,17 @@ void e2sr_coverage_next(const struct e2sr_ctx *ctx,
 			    (__u32)h[2] << 8 | h[3];
 	}
 }
+
+/*
+ * Losses an earlier run reported and nothing answered since: maps lost,
+ * gaps.  That run wiped what it could of them, so this one has no other
+ * trace of them than the state it left.
+ */
+__u32 e2sr_coverage_pending(const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_coverage *cov = &ctx->coverage;
+
+	if (!cov->have_prev || cov->prev_mismatch)
+		return 0;
+	return cov->prev.unanswered;
+}

@@ -266,6 +266,7 @@ struct e2sr_cover_prev {
 	__u32			sequence;	/* s_sequence it left: the next */
 	__u32			head;		/* s_head it left, 0: none */
 	__u64			run_time;	/* when it ran */
+	__u32			unanswered;	/* losses it could not answer */
 };
 
 /* Why the journal's history is complete, or is not (coverage.c). */
@@ -499,6 +500,7 @@ int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 /* plan.c */
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
 void e2sr_plan_free(struct e2sr_plan *plan);
+__u32 e2sr_coverage_pending(const struct e2sr_ctx *ctx);
 int e2sr_plan_empty(const struct e2sr_plan *plan);
 
 

@@ -180,7 +180,7 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	 */
 	if ((ctx->sanitize & E2SR_FREE_ALL) ||
 	    ((ctx->sanitize & E2SR_FREE_IF_LOST) &&
-	     (plan->unrecoverable ||
+	     (plan->unrecoverable || e2sr_coverage_pending(ctx) ||
 	      ctx->coverage.how == E2SR_COVER_GAP))) {
 		plan->free_all = 1;
 		plan->free_count = e2sr_free_count(ctx);
