@@ -948,9 +948,10 @@ pre23() {
 # either side in each variant).
 sc24() {
 	sc=$1 rounds=$4
+	e=lazy_itable_init=0,lazy_journal_init=0
+	e=$e,hash_seed=3f8e2a61-0d4c-4b7e-8a19-5c6b7d2e9f30
 	begin "$1" "no descriptor, $5" commit=300 -t ext4 -b 1024 -I 256 \
-		-J size="$2" -E lazy_itable_init=0,lazy_journal_init=0,$H24 $3 ||
-		return
+		-J size="$2" -E "$e" $3 || return
 	common
 	G=SECRET-JGONE-$sc-Wq4r K=KEEP-JNAME-$sc
 	mkdir "$M/d" "$M/p"
@@ -1231,7 +1232,6 @@ want 17 && sc17
 want 18 && sc18
 want 19 && sc19
 want 23 && sc23
-H24=hash_seed=3f8e2a61-0d4c-4b7e-8a19-5c6b7d2e9f30
 want 24a && sc24 24a 1 -O^dir_index 6 "1k ring"
 want 24b && sc24 24b 1 -O^dir_index 19 "later"
 want 24c && sc24 24c 2 "" 35 "htree" 25
