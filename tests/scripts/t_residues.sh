@@ -1,8 +1,9 @@
 # t_residues.sh --- residues made by the real kernel, one scenario each:
 # mount a fresh image, do what users do with ordinary commands (write,
 # overwrite, rename, truncate, punch, xattrs, inline data, data=journal,
-# ext3 maps, late or inherited +s, htree directories, open-deleted files),
-# sync, unmount cleanly, then run e2secrm.
+# ext3 maps, late or inherited +s, htree directories, open-deleted files,
+# leaf splits, a ring that wraps, a plain file beside a +s one), sync,
+# unmount cleanly, then run e2secrm.
 #
 # Tokens: SECRET-* only in what belongs to +s files (contents, names, xattr
 # values), KEEP-* in live files, FREE-* in deleted files without the flag.
@@ -10,14 +11,16 @@
 # scenario tests nothing); a dry run exits with bit 4 and writes nothing;
 # -y exits 1; no SECRET token is left anywhere in the raw image; KEEP
 # tokens are still there and every live file is bit-exact (read back
-# through a read-only kernel mount); FREE tokens are untouched; e2fsck -fn
-# is clean; a second -y run finds nothing.  A failure names the blocks that
+# through a read-only kernel mount); FREE tokens are untouched (jfree: in
+# the journal too, for the scenarios that name them); e2fsck -fn is clean;
+# a second -y run finds nothing.  A failure names the blocks that
 # still hold the secret and what they are.  A table closes the run.
 # RES_ONLY="1 16" runs only the scenarios named.
 . "$(dirname "$0")/../lib.sh"
 
-SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 26 27 28a 28b"
-COLS="pre dry wipe secret keep free fsck again"
+SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
+24a 24b 24c 25 26 27 28a 28b"
+COLS="pre dry wipe secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
 : >"$TABLE"
@@ -63,6 +66,9 @@ piece() {
 secret() { secrets="$secrets $1"; }
 keep() { keeps="$keeps $1"; }
 free() { frees="$frees $1"; }
+# jfree TOKEN: a FREE token that must stay in every journal block that
+# held it.
+jfree() { jfrees="$jfrees $1"; }
 livesum() {
 	case $1 in
 	xattr:*)
@@ -122,7 +128,8 @@ begin() {
 	echo "$sc $title" >>"$T/titles"
 	img=$T/r.img
 	rm -f "$img"
-	secrets='' keeps='' frees='' pre_err='' control=''
+	secrets='' keeps='' frees='' jfrees='' pre_err='' control=''
+	precheck='' wrapped=''
 	: >"$T/sums"
 	if ! mkimg "$img" 64M "$@"; then
 		bad pre "mke2fs" "mke2fs $* failed"
@@ -150,6 +157,70 @@ common() {
 	canary "$M/free.txt" "$F" 30000
 	free "$F"
 	sync
+}
+
+# jdump: the journal inode's contents, in log order, in $T/journal.
+jdump() {
+	rm -f "$T/journal"
+	debugfs -R "dump <8> $T/journal" "$img" >/dev/null 2>&1
+	[ -s "$T/journal" ]
+}
+
+# jholds TOKEN: "TOKEN JBLOCK" for each journal block holding TOKEN.
+jholds() {
+	bsz=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
+	grep -abo -- "$1" "$T/journal" | cut -d: -f1 |
+		awk -v t="$1" -v bs="$bsz" '{ print t, int($1 / bs) }' | sort -u
+}
+
+# jscan MODE TOKEN [INOS]: the journal blocks, jbd2's own blocks aside,
+# that hold TOKEN, one "jblock N +OFFSET" line each, when they are
+#   broken: blocks where no copy of TOKEN follows an aligned entry header
+#	naming one of INOS (inode numbers, comma-separated), and no whole
+#	entry naming one of them is anywhere in the block: the name's bytes
+#	are all that is left of the entry;
+#   unattr: blocks that --journal-map attributes to no descriptor.
+jscan() {
+	jdump || return 1
+	"$E2SECRM" --journal-map "$img" >"$T/jmap" 2>/dev/null
+	bsz=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
+	python3 - "$1" "$2" "${3:-}" "$bsz" "$T/journal" "$T/jmap" <<'PY'
+import re, struct, sys
+mode, tok, inos, bs, jfile, jmap = sys.argv[1:7]
+tok, bs = tok.encode(), int(bs)
+inos = set(int(i) for i in inos.split(',') if i)
+attributed = set()
+for line in open(jmap):
+    if 'fast-commit area' in line:
+        break
+    m = re.match(r'\s*(\d+)\s+\d+\s+\d+\s+\S', line)
+    if m:
+        attributed.add(int(m.group(1)))
+j = open(jfile, 'rb').read()
+
+
+def names(b, off):
+    """An aligned entry header at off naming one of inos."""
+    if off < 0 or off % 4 or off + 8 > bs:
+        return False
+    ino, rec_len, name_len = struct.unpack_from('<IHB', b, off)
+    return (ino in inos and name_len and rec_len >= 12 and
+            rec_len % 4 == 0 and 8 + name_len <= rec_len and
+            off + 8 + name_len <= bs)
+
+
+for n in range(1, len(j) // bs):
+    b = j[n * bs:(n + 1) * bs]
+    if b[:4] == b'\xc0\x3b\x39\x98' or tok not in b:
+        continue
+    hits = [m.start() for m in re.finditer(re.escape(tok), b)]
+    if mode == 'unattr' and n not in attributed:
+        print('jblock %d +%d' % (n, hits[0]))
+    if mode == 'broken' and \
+       not any(names(b, h - 8) for h in hits) and \
+       not any(names(b, o) for o in range(0, bs - 8, 4)):
+        print('jblock %d +%d' % (n, hits[0]))
+PY
 }
 
 # jlog BLK: the journal's logical block at fs block BLK.
@@ -204,7 +275,12 @@ what() {
 	8)
 		jb=$(jlog "$b")
 		line=$(awk -v j="$jb" '$1 == j' "$T/jmap" | tr -s ' ')
-		echo "journal block $jb (fs block $b): ${line:-not attributed by --journal-map}"
+		# The run wipes the descriptors of what it wipes: say what
+		# the block was before it.
+		was=$(awk -v j="$jb" '$1 == j' "$T/jmap0" | tr -s ' ')
+		echo "journal block $jb (fs block $b):" \
+			"${line:-not attributed by --journal-map};" \
+			"before the run: ${was:-not attributed either}"
 		;;
 	[0-9]*)
 		p=$(debugfs -R "ncheck $own" "$img" 2>/dev/null |
@@ -251,12 +327,25 @@ finish() {
 		bad pre "umount" "umount failed"
 		return
 	fi
+	# What only the unmounted image shows (the journal as the kernel
+	# left it) is the scenario's to check.
+	[ -z "$precheck" ] || $precheck
 	for t in $secrets; do
 		[ "$(count "$t" "$img")" -gt 0 ] || pre_err="$pre_err; $t not in the raw image"
 	done
 	for t in $frees; do
 		[ "$(count "$t" "$img")" -gt 0 ] || pre_err="$pre_err; $t not in the raw image"
 	done
+	if [ -n "$jfrees" ]; then
+		jdump || pre_err="$pre_err; cannot dump the journal"
+		for t in $jfrees; do
+			jholds "$t"
+		done >"$T/jfree0"
+		for t in $jfrees; do
+			grep -q -- "^$t " "$T/jfree0" ||
+				pre_err="$pre_err; $t not in the journal"
+		done
+	fi
 	e2fsck -fn "$img" >"$T/fsck0" 2>&1 ||
 		pre_err="$pre_err; image not clean before the run: $(tail -2 "$T/fsck0")"
 	if [ -z "$pre_err" ]; then
@@ -267,6 +356,7 @@ finish() {
 	fi
 
 	h0=$(sha "$img")
+	"$E2SECRM" --journal-map "$img" >"$T/jmap0" 2>/dev/null
 	run_e2secrm -n -v "$img"
 	echo "$out" >"$T/dryout"
 	if [ -n "$control" ]; then
@@ -294,6 +384,9 @@ finish() {
 		fi
 	elif [ "$rc" = 1 ]; then
 		ok wipe "-y exits 1"
+	elif [ -n "$wrapped" ] && [ "$rc" = 5 ] &&
+	    echo "$out" | grep -q 'cannot be traced'; then
+		ok wipe "-y exits 1, and 4 for the history the ring lost"
 	else
 		bad wipe "-y exits 1" "rc=$rc $(brief "$out $err")"
 	fi
@@ -320,12 +413,36 @@ finish() {
 	[ -z "$gone" ] && ok free "FREE tokens of plain deleted files untouched" ||
 		bad free "FREE tokens of plain deleted files untouched" "gone:$gone"
 
+	# Another copy (live slack, the freed record, a copy of the block
+	# from another transaction) can hide a FREE token the wipe took
+	# from a journal copy: each copy that held one must still hold it.
+	if [ -n "$jfrees" ]; then
+		gone=
+		jdump || gone=" (cannot dump the journal)"
+		for t in $jfrees; do
+			jholds "$t"
+		done >"$T/jfree1"
+		gone="$gone$(grep -vxF -f "$T/jfree1" "$T/jfree0" |
+			awk '{ printf " %s from jblock %s;", $1, $2 }')"
+		[ -z "$gone" ] &&
+			ok jfree "FREE tokens kept in every journal copy" ||
+			bad jfree "FREE tokens kept in every journal copy" \
+				"gone:$gone"
+	fi
+
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 && ok fsck "e2fsck -fn clean" ||
 		bad fsck "e2fsck -fn clean" "$(tail -3 "$T/fsck" | tr '\n' ' ')"
 
 	run_e2secrm -y "$img"
-	[ "$rc" = 0 ] && ok again "second -y run exits 0" ||
+	if [ "$rc" = 0 ]; then
+		ok again "second -y run exits 0"
+	elif [ -n "$wrapped" ] && [ "$rc" = 4 ] &&
+	    echo "$out" | grep -q 'cannot be traced' &&
+	    echo "$out" | grep -q 'nothing to wipe'; then
+		ok again "second -y run finds nothing (4: a wrapped ring)"
+	else
 		bad again "second -y run exits 0" "rc=$rc $(brief "$out $err")"
+	fi
 
 	# Live data: tokens in the raw image, and every file read back.
 	lost=
@@ -747,6 +864,213 @@ sc15() {
 	finish
 }
 
+# 23. A +s name whose entry header a neighbour overwrote: in a plain
+# htree directory of 1k blocks, 120 +s files among 1600 plain ones are
+# made in 24 synced steps (a leaf split packs the entries that stay and
+# leaves copies of them in the slack), the +s files are deleted, then
+# 1608 more plain names are made in 24 synced steps, each new entry
+# written over part of that slack.  Some journal copies of the directory
+# then hold a +s name after a header that is another name's bytes, and no
+# whole entry of a +s inode (two blocks, every run on Linux 6.18).  The
+# names, the shuffle and the hash seed are fixed, not the run's own, so
+# that the kernel lays the directory out the same way every run; the
+# journal is large enough not to wrap.
+sc23() {
+	begin 23 "name without header" "" -t ext4 -b 1024 -I 256 -J size=16 \
+		-E hash_seed=6c0a1f6e-4b1d-4e53-9a51-6a2d2f0c7e11 || return
+	common
+	S=SECRET-HNAME-23-k9Qz K=KEEP-HNAME-23
+	mkdir "$M/d"
+	python3 - "$M/d" "$S" "$K" 2 >"$T/sinos" <<'PY'
+import os, random, subprocess, sys
+d, s, k, seed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+rnd = random.Random(seed)
+names = ['%s-%d-%s' % (k, i, 'y' * rnd.randrange(60)) for i in range(1600)]
+names += ['%s-%03d' % (s, i) for i in range(120)]
+rnd.shuffle(names)
+plus_s = []
+for step in range(0, len(names), 72):
+    for n in names[step:step + 72]:
+        p = os.path.join(d, n)
+        open(p, 'w').close()
+        if n.startswith(s):
+            subprocess.run(['chattr', '+s', p], check=True)
+            plus_s.append(p)
+    os.sync()
+print(','.join(str(os.stat(p).st_ino) for p in plus_s))
+for p in plus_s:
+    os.unlink(p)
+os.sync()
+for step in range(24):
+    for i in range(67):
+        open(os.path.join(d, '%s-late-%d-%d-%s' % (k, step, i,
+             'z' * rnd.randrange(60))), 'w').close()
+    os.sync()
+PY
+	lsattr -d "$M/d" 2>/dev/null | cut -d' ' -f1 | grep -q I ||
+		pre_err="$pre_err; d is not indexed"
+	sinos=$(cat "$T/sinos"),$(stat -c %i "$M/keep-s.txt")
+	precheck=pre23
+	live d
+	keep "$K"
+	secret "$S"
+	finish
+}
+
+# pre23: some journal block holds a +s name with no header of its own.
+pre23() {
+	if ! jscan broken "$S" "$sinos" >"$T/broken"; then
+		pre_err="$pre_err; cannot read the journal"
+		return
+	fi
+	echo "  journal blocks holding $S with no +s entry header:" \
+		"$(tr '\n' ';' <"$T/broken")"
+	[ -s "$T/broken" ] || pre_err="$pre_err; no journal block holds $S
+ without an entry header naming a +s inode (the kernel laid the
+ directory out otherwise)"
+}
+
+# 24. Journal copies whose descriptor is gone: in a +s directory of 1k
+# blocks, 800 files of 200-byte names (every other one SECRET, the rest
+# KEEP), all the SECRET ones deleted, then rounds of 50 plain files made
+# and synced in another directory until the ring has wrapped over the
+# start of the transactions that made the files: their descriptors are
+# overwritten, and the copies of directory blocks after the last
+# overwritten one are attributed to nothing.  24a: a linear directory
+# and a journal of 1024 blocks, wrapped just past the first descriptor;
+# 24b: the same, wrapped into the second transaction that made files;
+# 24c: an htree directory and a journal of 2048 blocks, its last round
+# 25 files, wrapped into the middle of the transaction that made them.
+# A long commit interval, an itable zeroed by mke2fs, and names and a
+# hash seed fixed rather than the run's own keep the kernel's
+# transactions the same from run to run, so that the ring wraps at the
+# same place (on Linux 6.18, 25 to 34 blocks from the descriptors on
+# either side in each variant).
+sc24() {
+	sc=$1 rounds=$4
+	e=lazy_itable_init=0,lazy_journal_init=0
+	e=$e,hash_seed=3f8e2a61-0d4c-4b7e-8a19-5c6b7d2e9f30
+	begin "$1" "no descriptor, $5" commit=300 -t ext4 -b 1024 -I 256 \
+		-J size="$2" -E "$e" $3 || return
+	common
+	G=SECRET-JGONE-$sc-Wq4r K=KEEP-JNAME-$sc
+	mkdir "$M/d" "$M/p"
+	chattr +s "$M/d"
+	python3 - "$M/d" "$G" "$K" <<'PY'
+import os, sys
+d, g, k = sys.argv[1:4]
+for i in range(800):
+    open(os.path.join(d, ('%s-%05d-' % (g if i % 2 else k, i)).ljust(200, 'x')),
+         'w').close()
+os.sync()
+for n in sorted(os.listdir(d)):
+    if n.startswith(g):
+        os.unlink(os.path.join(d, n))
+PY
+	sync
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		# The last round, when given, places the wrap within one.
+		n=50
+		[ $((i + 1)) -lt "$rounds" ] || n=${6:-50}
+		python3 -c 'import sys
+for j in range(int(sys.argv[3])):
+    open("%s/f-%s-%d" % (sys.argv[1], sys.argv[2], j), "w").close()' \
+			"$M/p" $i $n
+		sync
+		i=$((i + 1))
+	done
+	case $3 in
+	*dir_index*) ;;
+	*)	lsattr -d "$M/d" 2>/dev/null | cut -d' ' -f1 | grep -q I ||
+			pre_err="$pre_err; d is not indexed" ;;
+	esac
+	# History older than the ring is lost, and e2secrm says so (exit
+	# bit 4) on both runs.
+	precheck=pre24 wrapped=1
+	live d
+	keep "$K"
+	secret "$G"
+	finish
+}
+
+# pre24: some journal block that no descriptor accounts for holds $G.
+pre24() {
+	if ! jscan unattr "$G" >"$T/unattr"; then
+		pre_err="$pre_err; cannot read the journal"
+		return
+	fi
+	echo "  unattributed journal blocks holding $G:" \
+		"$(cut -d' ' -f2 "$T/unattr" | tr '\n' ' ')"
+	[ -s "$T/unattr" ] || pre_err="$pre_err; no unattributed journal block
+ holds $G (the ring wrapped elsewhere)"
+}
+
+# 25. Over-wiping: a plain file and a +s file made one after the other in
+# one directory share its block and an inode table block; each has a
+# short xattr (in the 256-byte record); synced, so the journal holds
+# copies of both blocks naming both, then both deleted.  Only the +s
+# file's name and xattr may go from those copies: the plain file's must
+# stay in each of them (jfree), not only somewhere in the image.
+sc25() {
+	begin 25 "plain shares blocks" commit=300 -t ext4 -b 4096 -I 256 ||
+		return
+	common
+	FN=$(tk FREE-NAME) FX=$(tk FREE-XATTR)
+	SN=$(tk SECRET-NAME) SX=$(tk SECRET-XATTR)
+	mkdir "$M/d"
+	sync
+	: >"$M/d/$FN"
+	# The last record of an inode table block (16 of 256 bytes in
+	# 4k): the +s file would get the first of the next one.  It
+	# stays, a live plain file.
+	if [ $(($(stat -c %i "$M/d/$FN") % 16)) = 0 ]; then
+		mv "$M/d/$FN" "$M/d/spacer"
+		: >"$M/d/$FN"
+	fi
+	setx "$M/d/$FN" user.tag "$FX" ||
+		pre_err="$pre_err; cannot set an xattr (no setfattr, no python3)"
+	: >"$M/d/$SN"
+	chattr +s "$M/d/$SN"
+	setx "$M/d/$SN" user.tag "$SX" ||
+		pre_err="$pre_err; cannot set an xattr (no setfattr, no python3)"
+	sync
+	rm "$M/d/$FN" "$M/d/$SN"
+	precheck=pre25
+	live d
+	secret "$SN"
+	secret "$SX"
+	free "$FN"
+	free "$FX"
+	jfree "$FN"
+	jfree "$FX"
+	finish
+}
+
+# jboth A B: how many journal blocks hold both A and B.
+jboth() {
+	bsz=$(dumpe2fs -h "$img" 2>/dev/null | sed -n 's/^Block size: *//p')
+	python3 - "$1" "$2" "$bsz" "$T/journal" <<'PY'
+import sys
+a, b, bs, j = sys.argv[1].encode(), sys.argv[2].encode(), \
+    int(sys.argv[3]), open(sys.argv[4], 'rb').read()
+print(sum(1 for n in range(len(j) // bs)
+          if a in j[n * bs:(n + 1) * bs] and b in j[n * bs:(n + 1) * bs]))
+PY
+}
+
+# pre25: the journal copies hold both files in one directory block and
+# one inode table block.
+pre25() {
+	jdump || { pre_err="$pre_err; cannot dump the journal"; return; }
+	n=$(jboth "$FN" "$SN") x=$(jboth "$FX" "$SX")
+	echo "  journal blocks with both names: $n, with both xattrs: $x"
+	[ "$n" -gt 0 ] ||
+		pre_err="$pre_err; no journal block holds both $FN and $SN"
+	[ "$x" -gt 0 ] ||
+		pre_err="$pre_err; no journal block holds both $FX and $SX"
+}
+
 # unwr PATH LBLK TOKEN: the extent of PATH at logical block LBLK is
 # unwritten (debugfs ex says Uninit) and its block still holds TOKEN.
 unwr() {
@@ -907,6 +1231,11 @@ want 16 && sc16
 want 17 && sc17
 want 18 && sc18
 want 19 && sc19
+want 23 && sc23
+want 24a && sc24 24a 1 -O^dir_index 6 "1k ring"
+want 24b && sc24 24b 1 -O^dir_index 19 "later"
+want 24c && sc24 24c 2 "" 35 "htree" 25
+want 25 && sc25
 want 26 && sc26
 want 27 && sc27
 want 28a && sc28 28a
