@@ -50,6 +50,7 @@ struct cmd_opts {
 	int			journal_map;
 	int			sanitize;	/* E2SR_FREE_* */
 	const char		*json;		/* --json FILE, - for stdout */
+	const char		*record;	/* --record FILE */
 	int			verify;
 	int			skip_zero;
 	const char		*state_dir;	/* --state-dir, or default */
@@ -132,6 +133,16 @@ void json_verify(FILE *f, const struct e2sr_ctx *ctx);
 const char *json_method_name(enum e2sr_method m);
 void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		errcode_t err);
+
+/* record.c */
+int record_open(const char *path);
+int record_wanted(void);
+void record_writing(void);
+int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		 int status, errcode_t err, const char *why);
+
+/* sha256.c */
+int sha256_file(const char *path, char *hex);
 
 /* journal_map.c */
 int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o);
