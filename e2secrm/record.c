@@ -620,6 +620,27 @@ static void counts_array(const struct run_counts *c, uint64_t v[9])
 	v[8] = c->itable;
 }
 
+/*
+ * @s from column @col to 78, folded at blanks, continued at column @col;
+ * the caller has put the cursor at @col.
+ */
+static void put_wrapped(FILE *f, int col, const char *s)
+{
+	int width = 78 - col, n;
+
+	while (strlen(s) > (size_t)width) {
+		for (n = width; n > 0 && s[n] != ' '; n--)
+			;
+		if (!n)		/* one long word: let it run over */
+			n = strcspn(s, " ");
+		fprintf(f, "%.*s\n%*s", n, s, col, "");
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	fprintf(f, "%s\n", s);
+}
+
 static void write_text(FILE *f, const struct facts *x)
 {
 	const struct dev_id *d = &x->dev;
@@ -687,7 +708,8 @@ static void write_text(FILE *f, const struct facts *x)
 		"", x->mode);
 	fprintf(f, "  %-24s %s\n", "Method:", json_method_name(x->o->method));
 	fprintf(f, "  %-24s %s\n", "SP 800-88 category:", x->nist);
-	fprintf(f, "  %-24s %s\n", "", x->nist_statement);
+	fprintf(f, "  %-24s ", "");
+	put_wrapped(f, 27, x->nist_statement);
 
 	if (!ctx) {
 		fprintf(f, "\nNothing was scanned: the run was refused before "
@@ -747,7 +769,8 @@ static void write_text(FILE *f, const struct facts *x)
 		ctx->plan.name_dirs_damaged);
 
 certificate:
-	fprintf(f, "\nVerification:  %s\n", x->verify);
+	fprintf(f, "\n%-26s ", "Verification:");
+	put_wrapped(f, 27, x->verify);
 
 	fprintf(f, "\nCertificate of sanitization (SP 800-88 Rev. 1, "
 		"Appendix G)\n");
@@ -760,7 +783,8 @@ certificate:
 		method_used(x->o->method) : "none (nothing was written)");
 	fprintf(f, "  %-30s %s\n", "Method details:", x->mode);
 	fprintf(f, "  %-30s e2secrm %s\n", "Tool used:", E2SR_VERSION);
-	fprintf(f, "  %-30s %s\n", "Verification method:", x->verify);
+	fprintf(f, "  %-30s ", "Verification method:");
+	put_wrapped(f, 33, x->verify);
 	fprintf(f, "  %-30s not recorded\n", "Post-sanitization destination:");
 	fprintf(f, "  %-30s %s\n", "Name:", x->person);
 	fprintf(f, "  %-30s not recorded\n", "Title:");

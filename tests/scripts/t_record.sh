@@ -1,0 +1,214 @@
+# t_record.sh --- `--record FILE`: the sanitisation record (FILE, text, and
+# FILE.json) of runs on a loop device holding a kernel-made ext4 with a
+# deleted +s file, and on an image file.  The JSON record parses and its
+# counts, uuid, coverage and exit status are the --json report's of the
+# same run; the device size and backing file are the loop device's; the
+# text says the same; a dry run says so on its first line and leaves the
+# image's sha256 unchanged; a symbolic link as the record is refused
+# (exit 8) before the device is touched; a refused run still leaves a
+# record saying so; the sha256 of an image file is that of the image
+# after the run; only a finished --sanitize run is called Clear.
+. "$(dirname "$0")/../lib.sh"
+
+NAMES="record: dry run|record: symlink refused|record: symlink refused (FILE.json)|record: -y matches --json|record: device facts|record: text form|record: image sha256|record: SP 800-88 category|record: refused run|record: no temporary file left"
+
+why=$(can_loop_mount)
+if [ $? != 0 ] || ! command -v losetup >/dev/null || ! command -v jq >/dev/null; then
+	[ -n "$why" ] || why="losetup or jq missing"
+	echo "$NAMES" | tr '|' '\n' | while read -r n; do
+		skip "$n" "$why"
+	done
+	exit 0
+fi
+
+LOOP=
+record_cleanup() {
+	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	cleanup
+}
+trap record_cleanup EXIT
+
+# tv LABEL FILE: the value on the text record's "LABEL: value" line.
+tv() {
+	sed -n "s/^ *$1: *//p" "$2" | head -n 1
+}
+
+# The image: a kernel-made ext4 with a deleted +s file and a live one.
+I=$T/rec.img
+mkimg "$I" 32M -t ext4 -L rec-test
+kmount "$I" || { fail "record: dry run" "mount failed"; exit 0; }
+canary "$T/mnt/secret.bin" "RSECRET-$$" 50000
+canary "$T/mnt/keep.bin" "RKEEP-$$" 20000
+chattr +s "$T/mnt/secret.bin"
+sync
+rm "$T/mnt/secret.bin"
+kumount
+cp "$I" "$T/file.img"		# the same state, for the image-file case
+uuid=$(dumpe2fs -h "$I" 2>/dev/null | awk '/^Filesystem UUID/ {print $3}')
+
+LOOP=$(losetup -f --show "$I") || { fail "record: dry run" "losetup"; exit 0; }
+
+# --- dry run --------------------------------------------------------------
+before=$(sha "$I")
+run_e2secrm -n --record "$T/dry" "$LOOP"
+sync
+after=$(sha "$I")
+first=$(head -n 1 "$T/dry" 2>/dev/null)
+if [ "$rc" = 4 ] && [ "$first" = "DRY RUN: nothing was written" ] &&
+   [ "$before" = "$after" ] &&
+   jq -e '(.summary | startswith("DRY RUN: nothing was written")) and
+	  .dry_run == true and .writes_began == false and
+	  .nist_sp800_88.category == "none" and .exit_status == 4 and
+	  .found.data_blocks > 0 and .wiped.data_blocks == 0' \
+	  "$T/dry.json" >/dev/null 2>&1; then
+	pass "record: dry run says so on its first line, image sha256 unchanged"
+else
+	fail "record: dry run" "rc=$rc first='$first' $before/$after $(cat "$T/dry.json" 2>&1 | head -c 400)"
+fi
+
+# --- a symbolic link as the record: refused before the device is touched --
+echo precious >"$T/target"
+ln -s "$T/target" "$T/link.rec"
+before=$(sha "$I")
+run_e2secrm -y --record "$T/link.rec" "$LOOP"
+sync
+after=$(sha "$I")
+if [ "$rc" = 8 ] && [ "$(cat "$T/target")" = precious ] &&
+   [ "$before" = "$after" ] && [ -L "$T/link.rec" ] &&
+   echo "$err" | grep -q "record $T/link.rec is a symbolic link" &&
+   ! echo "$out" | grep -q 'secure-delete inode'; then
+	pass "record: a symbolic link is refused (exit 8), image unchanged"
+else
+	fail "record: symlink refused" "rc=$rc $before/$after err=$err out=$out"
+fi
+# The same for FILE.json.
+ln -s "$T/target" "$T/jlink.json"
+run_e2secrm -y --record "$T/jlink" "$LOOP"
+sync
+if [ "$rc" = 8 ] && [ "$(cat "$T/target")" = precious ] &&
+   [ "$(sha "$I")" = "$before" ] && [ ! -e "$T/jlink" ]; then
+	pass "record: a symbolic link as FILE.json is refused too"
+else
+	fail "record: symlink refused" "FILE.json: rc=$rc err=$err"
+fi
+
+# --- the wipe: the record against the JSON report of the same run ---------
+run_e2secrm -y --record "$T/wipe" --json "$T/report.json" "$LOOP"
+sync
+secret_left=$(count "RSECRET-$$" "$I")
+R=$T/wipe.json
+J=$T/report.json
+if [ "$rc" = 1 ] && [ "$secret_left" = 0 ] && jq -e . "$R" >/dev/null 2>&1 &&
+   [ "$(jq -c '[.found, .wiped, .secure_delete_inodes, .coverage, .verify,
+		.exit_status, .filesystem.uuid, .error]' "$R")" = \
+     "$(jq -c '[.found, .wiped, .secure_delete_inodes, .coverage, .verify,
+		.exit_status, .filesystem.uuid, .error]' "$J")" ] &&
+   [ "$(jq -r .filesystem.uuid "$R")" = "$uuid" ] &&
+   [ "$(jq -r .filesystem.label "$R")" = rec-test ] &&
+   [ "$(jq .wiped.data_blocks "$R")" -gt 0 ] &&
+   jq -e '.outcome == "completed" and .writes_began == true and
+	  (.summary | startswith("COMPLETED"))' "$R" >/dev/null; then
+	pass "record: -y record parses; counts, uuid, coverage, exit status = --json's"
+else
+	fail "record: -y matches --json" "rc=$rc left=$secret_left $(jq -c '[.found,.wiped,.exit_status]' "$R" 2>&1) vs $(jq -c '[.found,.wiped,.exit_status]' "$J" 2>&1)"
+fi
+
+size=$(blockdev --getsize64 "$LOOP")
+img_size=$(stat -c %s "$I")
+backing=$(readlink -f "$I")
+if [ "$(jq -r .device.size_bytes "$R")" = "$size" ] &&
+   [ "$size" = "$img_size" ] &&
+   [ "$(jq -r .device.backing_file "$R")" = "$backing" ] &&
+   [ "$(jq -r .device.kernel_name "$R")" = "$(basename "$LOOP")" ] &&
+   [ "$(jq -r .device.type "$R")" = "block device" ] &&
+   [ "$(jq -r .device.serial "$R")" = null ] &&
+   [ "$(jq -r .host "$R")" = "$(uname -n)" ] &&
+   [ "$(jq -r .tool.libext2fs_version "$R")" = \
+     "$("$E2SECRM" -V 2>&1 | sed -n 's/.*Library version \([^,]*\),.*/\1/p')" ]
+then
+	pass "record: device size ($size), backing file, host and versions are the system's"
+else
+	fail "record: device facts" "size=$size/$img_size backing=$backing $(jq -c .device "$R")"
+fi
+
+W=$T/wipe
+row() {	# row KIND FILE: "found wiped" of the text record's row
+	awk -v k="$1" 'index($0, "  " k " ") == 1 {
+		print $(NF - 1), $NF; exit }' "$2"
+}
+if [ "$(tv 'Exit status' "$W")" = "$(jq .exit_status "$R")" ] &&
+   [ "$(tv UUID "$W")" = "$uuid" ] &&
+   [ "$(tv Label "$W")" = rec-test ] &&
+   [ "$(tv Size "$W")" = "$size bytes" ] &&
+   [ "$(tv 'Backing file' "$W")" = "$backing" ] &&
+   [ "$(tv Host "$W")" = "$(uname -n)" ] &&
+   [ "$(tv 'Serial number' "$W")" = unknown ] &&
+   [ "$(row 'freed data blocks' "$W")" = \
+     "$(jq -r '"\(.found.data_blocks) \(.wiped.data_blocks)"' "$R")" ] &&
+   [ "$(row 'deleted inode records' "$W")" = \
+     "$(jq -r '"\(.found.inode_records) \(.wiped.inode_records)"' "$R")" ] &&
+   [ "$(row 'stale journal copies' "$W")" = \
+     "$(jq -r '"\(.found.journal_blocks) \(.wiped.journal_blocks)"' "$R")" ] &&
+   [ "$(head -n 1 "$W")" = "$(jq -r .summary "$R")" ] &&
+   grep -q '^  Post-sanitization destination: *not recorded$' "$W" &&
+   [ "$(tv 'Start (UTC)' "$W")" = "$(jq -r .start "$R")" ]; then
+	pass "record: the text form has the JSON form's facts"
+else
+	fail "record: text form" "$(cat "$W")"
+fi
+
+# --- an image file: its sha256, after the run ------------------------------
+F=$T/file.img
+before=$(sha "$F")
+run_e2secrm -y --sanitize --verify --no-state --record "$T/file" "$F"
+after=$(sha "$F")
+rsha=$(jq -r .device.image_sha256 "$T/file.json" 2>/dev/null)
+if [ "$rc" = 1 ] && [ "$rsha" = "$after" ] && [ "$before" != "$after" ] &&
+   [ "$(tv 'Image sha256' "$T/file")" = "$after (computed after the run)" ] &&
+   [ "$(jq -r .device.size_bytes "$T/file.json")" = "$(stat -c %s "$F")" ] &&
+   [ "$(jq -r .device.resolved_path "$T/file.json")" = "$(readlink -f "$F")" ]
+then
+	pass "record: an image file's sha256 is the image's after the run"
+else
+	fail "record: image sha256" "rc=$rc record=$rsha before=$before after=$after"
+fi
+
+# Only a finished --sanitize run that overwrote is Clear, and then of the
+# filesystem's unused space only; a targeted run is no sanitization.
+if jq -e '.nist_sp800_88.category == "Clear (filesystem unused space only)"
+	  and .certificate.sanitization_description ==
+	      .nist_sp800_88.category and
+	  .verify.blocks_read_back > 0 and .verify.mismatches == 0 and
+	  (.nist_sp800_88.statement | test("never Purge or Destroy"))' \
+	  "$T/file.json" >/dev/null 2>&1 &&
+   jq -e '.nist_sp800_88.category == "none" and
+	  .certificate.method_used == "Overwrite: one pass of zeros"' \
+	  "$R" >/dev/null 2>&1; then
+	pass "record: SP 800-88: --sanitize is Clear of unused space only, a targeted wipe is none"
+else
+	fail "record: SP 800-88 category" "$(jq -c .nist_sp800_88 "$T/file.json" "$R" 2>&1)"
+fi
+
+# --- a refused run still leaves a record saying nothing was written --------
+head -c 1M /dev/zero >"$T/zero.img"
+before=$(sha "$T/zero.img")
+run_e2secrm -y --record "$T/refused" "$T/zero.img"
+if [ "$rc" = 8 ] && [ "$(sha "$T/zero.img")" = "$before" ] &&
+   head -n 1 "$T/refused" | grep -q '^REFUSED: nothing was written (' &&
+   jq -e '.outcome == "refused" and .writes_began == false and
+	  .exit_status == 8 and .error != null and .filesystem == null and
+	  .nist_sp800_88.category == "none"' "$T/refused.json" >/dev/null 2>&1
+then
+	pass "record: a refused run's record says nothing was written"
+else
+	fail "record: refused run" "rc=$rc $(head -n 1 "$T/refused" 2>&1)"
+fi
+
+# Nothing but the records is left in their directory: the temporary
+# files were renamed or removed, also on the refusals above.
+left=$(ls -A "$T" | grep '^\.' || true)
+if [ -z "$left" ]; then
+	pass "record: no temporary file left beside the records"
+else
+	fail "record: no temporary file left" "$left"
+fi
