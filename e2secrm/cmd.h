@@ -135,7 +135,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		errcode_t err);
 
 /* record.c */
-int record_open(const char *path);
+int record_open(const char *path, const char *device,
+		const char *report);
 int record_wanted(void);
 void record_writing(void);
 int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,

@@ -498,7 +498,7 @@ int main(int argc, char **argv)
 	if (!opts.journal_map || isatty(1))
 		setvbuf(stdout, NULL, _IOLBF, 0);
 	/* Both files are checked before the device is touched. */
-	if (opts.record && record_open(opts.record))
+	if (opts.record && record_open(opts.record, opts.device, opts.json))
 		exit(E2SR_EXIT_ERROR);
 	if (opts.json && json_open(opts.json)) {
 		char why[PATH_MAX + 64];

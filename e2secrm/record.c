@@ -154,7 +154,21 @@ fail:
 	return -1;
 }
 
-int record_open(const char *path)
+/* Whether @a and @b name the same existing file. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Before the run: FILE and FILE.json must be usable, and neither may be
+ * the device (an image file would be replaced by its record) nor the
+ * --json report (@report, or NULL).
+ */
+int record_open(const char *path, const char *device, const char *report)
 {
 	char *json_path;
 	mode_t mask;
@@ -164,6 +178,17 @@ int record_open(const char *path)
 	if (asprintf(&json_path, "%s.json", path) < 0) {
 		com_err(program_name, ENOMEM, "while preparing the record %s",
 			path);
+		return -1;
+	}
+	if (same_file(path, device) || same_file(json_path, device) ||
+	    (report && (!strcmp(report, path) ||
+			!strcmp(report, json_path) ||
+			same_file(report, path) ||
+			same_file(report, json_path)))) {
+		com_err(program_name, 0, "the record %s (and %s) must be "
+			"neither the device nor the --json report", path,
+			json_path);
+		free(json_path);
 		return -1;
 	}
 	atexit(unlink_temps);

@@ -10,7 +10,7 @@
 # after the run; only a finished --sanitize run is called Clear.
 . "$(dirname "$0")/../lib.sh"
 
-NAMES="record: dry run|record: symlink refused|record: symlink refused (FILE.json)|record: -y matches --json|record: device facts|record: text form|record: image sha256|record: SP 800-88 category|record: refused run|record: no temporary file left"
+NAMES="record: dry run|record: symlink refused|record: symlink refused (FILE.json)|record: -y matches --json|record: device facts|record: text form|record: image sha256|record: SP 800-88 category|record: not the device|record: refused run|record: no temporary file left"
 
 why=$(can_loop_mount)
 if [ $? != 0 ] || ! command -v losetup >/dev/null || ! command -v jq >/dev/null; then
@@ -187,6 +187,20 @@ if jq -e '.nist_sp800_88.category == "Clear (filesystem unused space only)"
 	pass "record: SP 800-88: --sanitize is Clear of unused space only, a targeted wipe is none"
 else
 	fail "record: SP 800-88 category" "$(jq -c .nist_sp800_88 "$T/file.json" "$R" 2>&1)"
+fi
+
+# The record may be neither the device (an image would be replaced by its
+# record) nor the --json report.
+before=$(sha "$F")
+run_e2secrm -y --record "$F" "$F"
+rc1=$rc err1=$err
+run_e2secrm -y --record "$T/same" --json "$T/same.json" "$F"
+if [ "$rc1" = 8 ] && [ "$rc" = 8 ] && [ "$(sha "$F")" = "$before" ] &&
+   echo "$err1" | grep -q "must be neither the device" &&
+   [ ! -e "$T/same" ] && [ ! -e "$T/same.json" ]; then
+	pass "record: neither the device nor the --json report (exit 8)"
+else
+	fail "record: not the device" "rc=$rc1/$rc err=$err1 $err"
 fi
 
 # --- a refused run still leaves a record saying nothing was written --------
