@@ -10,7 +10,7 @@
 # after the run; only a finished --sanitize run is called Clear.
 . "$(dirname "$0")/../lib.sh"
 
-NAMES="record: dry run|record: symlink refused|record: symlink refused (FILE.json)|record: -y matches --json|record: device facts|record: text form|record: image sha256|record: SP 800-88 category|record: not the device|record: refused run|record: no temporary file left"
+NAMES="record: dry run|record: symlink refused|record: symlink refused (FILE.json)|record: -y matches --json|record: device facts|record: text form|record: image sha256|record: SP 800-88 category|record: not the device|record: refused run|record: a partition's disk|record: no temporary file left"
 
 why=$(can_loop_mount)
 if [ $? != 0 ] || ! command -v losetup >/dev/null || ! command -v jq >/dev/null; then
@@ -22,8 +22,13 @@ if [ $? != 0 ] || ! command -v losetup >/dev/null || ! command -v jq >/dev/null;
 fi
 
 LOOP=
+PLOOP=
 record_cleanup() {
 	[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+	if [ -n "$PLOOP" ]; then
+		partx -d "$PLOOP" 2>/dev/null
+		losetup -d "$PLOOP" 2>/dev/null
+	fi
 	cleanup
 }
 trap record_cleanup EXIT
@@ -216,6 +221,36 @@ then
 	pass "record: a refused run's record says nothing was written"
 else
 	fail "record: refused run" "rc=$rc $(head -n 1 "$T/refused" 2>&1)"
+fi
+
+# A partition: its identity (and backing file) is its disk's, its size
+# its own.  The image gets an MBR with one partition by hand; partx makes
+# the kernel see it, and mknod the node (no udev needed).
+P=$T/part.img
+truncate -s 20M "$P"
+printf '\203\0\0\0\0\10\0\0\0\230\0\0' |
+	dd of="$P" bs=1 seek=450 conv=notrunc 2>/dev/null	# type 0x83, LBA 2048, 38912 sectors
+printf '\125\252' | dd of="$P" bs=1 seek=510 conv=notrunc 2>/dev/null
+if ! command -v partx >/dev/null; then
+	skip "record: a partition's disk" "partx missing"
+elif ! PLOOP=$(losetup -f --show "$P") || ! partx -a "$PLOOP" 2>/dev/null ||
+     ! pdev=$(cat "/sys/class/block/$(basename "$PLOOP")p1/dev" 2>/dev/null); then
+	fail "record: a partition's disk" "losetup/partx did not give a partition"
+else
+	mknod "$T/part1" b "${pdev%:*}" "${pdev#*:}"
+	mkimg "$T/part1" 19456k -t ext4
+	run_e2secrm -n --record "$T/prec" "$T/part1"
+	psize=$(blockdev --getsize64 "$T/part1")
+	if [ "$rc" = 0 ] && [ "$psize" = $((38912 * 512)) ] &&
+	   [ "$(jq -r .device.kernel_name "$T/prec.json")" = "$(basename "$PLOOP")p1" ] &&
+	   [ "$(jq -r .device.disk "$T/prec.json")" = "$(basename "$PLOOP")" ] &&
+	   [ "$(jq -r .device.backing_file "$T/prec.json")" = "$(readlink -f "$P")" ] &&
+	   [ "$(jq -r .device.size_bytes "$T/prec.json")" = "$psize" ]; then
+		pass "record: a partition's backing file is its disk's, its size its own"
+	else
+		fail "record: a partition's disk" "rc=$rc size=$psize $(jq -c .device "$T/prec.json" 2>&1)"
+	fi
+	rm -f "$T/part1"
 fi
 
 # Nothing but the records is left in their directory: the temporary
