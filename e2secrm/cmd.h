@@ -79,7 +79,7 @@ struct run_counts {
 /* The secure-delete inodes of the inventory, by state. */
 struct run_inodes {
 	size_t		total;
-	size_t		live;		/* in use (orphans, unclear too) */
+	size_t		live;		/* in use, orphans, unclear */
 	size_t		deleted;
 	size_t		historic;	/* in the journal only */
 };

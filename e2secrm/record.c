@@ -62,7 +62,7 @@ enum dev_type { DEV_MISSING, DEV_BLOCK, DEV_FILE, DEV_OTHER };
 
 struct dev_id {
 	enum dev_type	type;
-	char		real[PATH_MAX];		/* the path resolved */
+	char		real[PATH_MAX];	/* the path resolved */
 	char		name[64];		/* sysfs name: sdb1 */
 	char		disk[64];		/* its disk: sdb */
 	char		vendor[128];
@@ -73,14 +73,14 @@ struct dev_id {
 	char		backing[PATH_MAX];	/* loop devices */
 	int		have_size;
 	uint64_t	size;			/* bytes */
-	char		sha256[65];		/* image files, after the run */
+	char		sha256[65];	/* image files, after the run */
 	char		sha_error[128];
 };
 
 struct outcome {
 	const char	*code;		/* dry-run, refused, ... */
 	char		summary[512];	/* the record's first line */
-	int		wrote;		/* anything may have been written */
+	int		wrote;		/* something may be written */
 };
 
 static void unlink_temps(void)
@@ -321,7 +321,7 @@ static void block_identity(const struct stat *st, struct dev_id *d)
 	snprintf(path, sizeof(path), "/sys/class/block/%s/size", d->name);
 	if (read_line(path, link, sizeof(link)) &&
 	    sscanf(link, "%" SCNu64, &sectors) == 1) {
-		d->size = sectors * 512;	/* sysfs counts 512-byte units */
+		d->size = sectors * 512;	/* sysfs: 512-byte units */
 		d->have_size = 1;
 	}
 	sysfs_value(d->disk, "device/vendor", d->vendor, sizeof(d->vendor));
@@ -609,7 +609,7 @@ static const char *dev_type_name(enum dev_type t)
 }
 
 struct facts {
-	const struct e2sr_ctx	*ctx;		/* NULL: refused before it */
+	const struct e2sr_ctx	*ctx;	/* NULL: refused before it */
 	const struct cmd_opts	*o;
 	int			status;
 	const char		*why;		/* the error, or NULL */

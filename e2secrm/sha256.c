@@ -54,7 +54,8 @@ static void sha256_block(struct sha256 *s, const unsigned char *p)
 	for (i = 16; i < 64; i++)
 		w[i] = w[i - 16] + (ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^
 				    (w[i - 15] >> 3)) + w[i - 7] +
-		       (ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10));
+		       (ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^
+			(w[i - 2] >> 10));
 	a = s->h[0]; b = s->h[1]; c = s->h[2]; d = s->h[3];
 	e = s->h[4]; f = s->h[5]; g = s->h[6]; h = s->h[7];
 	for (i = 0; i < 64; i++) {
