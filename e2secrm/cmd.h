@@ -9,6 +9,8 @@
 #define E2SECRM_CMD_H
 
 #include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "e2secrm.h"
 
@@ -48,6 +50,7 @@ struct cmd_opts {
 	int			journal_map;
 	int			sanitize;	/* E2SR_FREE_* */
 	const char		*json;		/* --json FILE, - for stdout */
+	const char		*record;	/* --record FILE */
 	int			verify;
 	int			skip_zero;
 	const char		*state_dir;	/* --state-dir, or default */
@@ -57,7 +60,46 @@ struct cmd_opts {
 
 extern const char *program_name;
 
+/*
+ * What a run found (the plan) or wiped (the stats), by kind: counted once
+ * here and printed by the human report, the JSON report and the record.
+ */
+struct run_counts {
+	uint64_t	data;
+	uint64_t	meta;
+	uint64_t	names;
+	uint64_t	records;
+	uint64_t	journal;
+	uint64_t	all_free;
+	uint64_t	unwritten;
+	uint64_t	free_records;
+	uint64_t	itable;
+};
+
+/* The secure-delete inodes of the inventory, by state. */
+struct run_inodes {
+	size_t		total;
+	size_t		live;		/* in use, orphans, unclear */
+	size_t		deleted;
+	size_t		historic;	/* in the journal only */
+};
+
+/* The facts about the filesystem, taken while it is open. */
+struct fs_facts {
+	int		opened;
+	char		uuid[40];
+	char		label[EXT2_LABEL_LEN + 1];
+	unsigned int	blocksize;
+	uint64_t	blocks;
+	__u32		compat, incompat, ro_compat;
+};
+
 /* report.c */
+void count_inodes(const struct e2sr_ctx *ctx, struct run_inodes *n);
+void count_found(const struct e2sr_ctx *ctx, struct run_counts *c);
+void count_wiped(const struct e2sr_ctx *ctx, struct run_counts *c);
+uint64_t count_bytes(const struct run_counts *c, unsigned int blocksize);
+int file_map_lost(const struct e2sr_file *f);
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device);
 void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o);
@@ -82,8 +124,26 @@ enum json_stage {
 };
 int json_open(const char *path);
 void json_mark(enum json_stage stage, struct e2sr_ctx *ctx);
+const struct fs_facts *json_facts(void);
+void json_string(FILE *f, const char *s);
+void json_counts(FILE *f, const char *name, const struct run_counts *c);
+void json_coverage(FILE *f, const struct e2sr_ctx *ctx,
+		   const struct cmd_opts *o);
+void json_verify(FILE *f, const struct e2sr_ctx *ctx);
+const char *json_method_name(enum e2sr_method m);
 void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		errcode_t err);
+
+/* record.c */
+int record_open(const char *path, const char *device,
+		const char *report);
+int record_wanted(void);
+void record_writing(void);
+int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		 int status, errcode_t err, const char *why);
+
+/* sha256.c */
+int sha256_file(const char *path, char *hex);
 
 /* journal_map.c */
 int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o);

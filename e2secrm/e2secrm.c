@@ -65,6 +65,8 @@ static void usage_to(FILE *f, int status)
 		"\t--skip-zero\tread first, write only blocks not already "
 		"zero\n"
 		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
+		"\t--record FILE\twrite a sanitisation record to FILE (text) "
+		"and FILE.json\n"
 		"\t--verify\tread back every wiped block\n"
 		"\t--state-dir DIR\twhere what each run saw is kept "
 		"(default " E2SR_STATE_DIR ")\n"
@@ -118,6 +120,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "sanitize",	no_argument,		NULL, 'S' },
 		{ "skip-zero",	no_argument,		NULL, 'Z' },
 		{ "json",	required_argument,	NULL, 'O' },
+		{ "record",	required_argument,	NULL, 'R' },
 		{ "verify",	no_argument,		NULL, 'W' },
 		{ "state-dir",	required_argument,	NULL, 'P' },
 		{ "no-state",	no_argument,		NULL, 'X' },
@@ -181,6 +184,14 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'O':
 			o->json = optarg;
+			break;
+		case 'R':
+			if (!*optarg) {
+				com_err(program_name, 0,
+					"--record needs a file name");
+				usage();
+			}
+			o->record = optarg;
 			break;
 		case 'W':
 			o->verify = 1;
@@ -424,6 +435,7 @@ static int run(struct cmd_opts *o)
 	/* Every check has passed: from here on the run may write. */
 	cut_io_allow_writes();
 #endif
+	record_writing();
 	err = e2sr_begin_write(ctx);
 	if (err) {
 		report_error(ctx, err,
@@ -471,11 +483,15 @@ static int run(struct cmd_opts *o)
 out:
 	if (!(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED)))
 		save_state(ctx, o, 0);
+	/* No record asked for is no record written: exit bit 8. */
+	if (record_write(ctx, o, status, 0, NULL))
+		status |= E2SR_EXIT_ERROR;
 	json_write(ctx, o, status, 0);
 	e2sr_ctx_free(ctx);
 	return status;
 fail:
 	status |= E2SR_EXIT_ERROR;
+	record_write(ctx, o, status, err, NULL);
 	json_write(ctx, o, status, err);
 	e2sr_ctx_free(ctx);
 	return status;
@@ -500,9 +516,18 @@ int main(int argc, char **argv)
 	 */
 	if (!opts.journal_map || isatty(1))
 		setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Both files are checked before the device is touched. */
+	if (opts.record && record_open(opts.record, opts.device, opts.json))
+		exit(E2SR_EXIT_ERROR);
 	if (opts.json && json_open(opts.json)) {
-		com_err(program_name, errno, "while opening the report %s",
+		char why[PATH_MAX + 64];
+		int saved = errno;
+
+		com_err(program_name, saved, "while opening the report %s",
 			opts.json);
+		snprintf(why, sizeof(why), "the report %s could not be "
+			 "opened: %s", opts.json, strerror(saved));
+		record_write(NULL, &opts, E2SR_EXIT_ERROR, 0, why);
 		exit(E2SR_EXIT_ERROR);
 	}
 

@@ -27,14 +27,8 @@
 
 static FILE *json_out;
 
-static struct {
-	int		opened;
-	char		uuid[40];
-	unsigned int	blocksize;
-	uint64_t	blocks;
-	__u32		compat, incompat, ro_compat;
-	double		start, t_open, t_scan, t_wipe;
-} facts;
+static struct fs_facts facts;
+static double t_start, t_open, t_scan, t_wipe;
 
 static double now(void)
 {
@@ -49,7 +43,7 @@ int json_open(const char *path)
 {
 	int fd;
 
-	facts.start = now();
+	t_start = now();
 	if (!strcmp(path, "-")) {
 		/* JSON alone on stdout; the human report moves to stderr. */
 		fd = dup(1);
@@ -75,13 +69,16 @@ void json_mark(enum json_stage stage, struct e2sr_ctx *ctx)
 
 	switch (stage) {
 	case JSON_OPENED:
-		facts.t_open = t;
+		t_open = t;
 		if (ctx && ctx->fs) {
 			struct ext2_super_block *sb = ctx->fs->super;
 
 			facts.opened = 1;
 			snprintf(facts.uuid, sizeof(facts.uuid), "%s",
 				 e2p_uuid2str(sb->s_uuid));
+			/* Not NUL-terminated when all 16 bytes are used. */
+			memcpy(facts.label, sb->s_volume_name, EXT2_LABEL_LEN);
+			facts.label[EXT2_LABEL_LEN] = 0;
 			facts.blocksize = ctx->fs->blocksize;
 			facts.blocks = ext2fs_blocks_count(sb);
 			facts.compat = sb->s_feature_compat;
@@ -90,28 +87,39 @@ void json_mark(enum json_stage stage, struct e2sr_ctx *ctx)
 		}
 		break;
 	case JSON_SCANNED:
-		facts.t_scan = t;
+		t_scan = t;
 		break;
 	case JSON_WIPED:
-		facts.t_wipe = t;
+		t_wipe = t;
 		break;
 	}
 }
 
-static void put_string(const char *s)
+/* Taken at JSON_OPENED whether or not a report was asked for. */
+const struct fs_facts *json_facts(void)
 {
-	fputc('"', json_out);
+	return &facts;
+}
+
+void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
 	for (; s && *s; s++) {
 		unsigned char c = *s;
 
 		if (c == '"' || c == '\\')
-			fprintf(json_out, "\\%c", c);
+			fprintf(f, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
-			fprintf(json_out, "\\u%04x", c);
+			fprintf(f, "\\u%04x", c);
 		else
-			fputc(c, json_out);
+			fputc(c, f);
 	}
-	fputc('"', json_out);
+	fputc('"', f);
+}
+
+static void put_string(const char *s)
+{
+	json_string(json_out, s);
 }
 
 static void put_features(void)
@@ -139,37 +147,35 @@ static double span(double from, double to)
 	return from && to && to >= from ? to - from : 0;
 }
 
-struct json_counts {
-	uint64_t	data;
-	uint64_t	meta;
-	uint64_t	names;
-	uint64_t	records;
-	uint64_t	journal;
-	uint64_t	all_free;
-	uint64_t	unwritten;
-	uint64_t	free_records;
-	uint64_t	itable;
-};
-
-static void put_counts(const char *name, const struct json_counts *c)
+/* "name": {...} with no indent or separator: the caller places it. */
+void json_counts(FILE *f, const char *name, const struct run_counts *c)
 {
-	uint64_t bs = facts.blocksize;
-
-	fprintf(json_out,
-		"  \"%s\": {\"data_blocks\": %" PRIu64
+	fprintf(f,
+		"\"%s\": {\"data_blocks\": %" PRIu64
 		", \"metadata_blocks\": %" PRIu64 ", \"names\": %" PRIu64
 		", \"inode_records\": %" PRIu64 ", \"journal_blocks\": %"
 		PRIu64 ", \"all_free_blocks\": %" PRIu64
 		", \"unwritten_blocks\": %" PRIu64
 		", \"free_inode_records\": %" PRIu64
 		", \"inode_table_blocks\": %" PRIu64 ", \"bytes\": %"
-		PRIu64 "},\n", name, c->data, c->meta, c->names, c->records,
+		PRIu64 "}", name, c->data, c->meta, c->names, c->records,
 		c->journal, c->all_free, c->unwritten, c->free_records,
-		c->itable, (c->data + c->meta + c->journal + c->all_free +
-			    c->unwritten + c->itable) * bs);
+		c->itable, count_bytes(c, facts.blocksize));
 }
 
-static const char *method_name(enum e2sr_method m)
+/* "verify": null without --verify, else what was read back. */
+void json_verify(FILE *f, const struct e2sr_ctx *ctx)
+{
+	if (!ctx->verify) {
+		fputs("\"verify\": null", f);
+		return;
+	}
+	fprintf(f, "\"verify\": {\"blocks_read_back\": %" PRIu64
+		", \"mismatches\": %" PRIu64 "}",
+		(uint64_t)ctx->stats.verified, (uint64_t)ctx->stats.verify_bad);
+}
+
+const char *json_method_name(enum e2sr_method m)
 {
 	switch (m) {
 	case E2SR_METHOD_ZERO:
@@ -212,49 +218,52 @@ static const char *state_name(enum state_result r)
 	return "?";
 }
 
-/* How far back the journal's history goes; null without a journal. */
-static void put_coverage(const struct e2sr_ctx *ctx,
-			 const struct cmd_opts *o)
+/*
+ * "coverage": how far back the journal's history goes, null without a
+ * journal; no indent or separator.
+ */
+void json_coverage(FILE *f, const struct e2sr_ctx *ctx,
+		   const struct cmd_opts *o)
 {
 	const struct e2sr_coverage *c = &ctx->coverage;
 	const struct cmd_state *st = o->state;
 
 	if (c->how == E2SR_COVER_NONE) {
-		fprintf(json_out, "  \"coverage\": null,\n");
+		fprintf(f, "\"coverage\": null");
 		return;
 	}
-	fprintf(json_out, "  \"coverage\": {\"complete\": %s, \"reaches\": ",
+	fprintf(f, "\"coverage\": {\"complete\": %s, \"reaches\": ",
 		c->how == E2SR_COVER_GAP ? "false" : "true");
 	fputs(c->how == E2SR_COVER_CREATION ? "\"creation\"" :
 	      c->how == E2SR_COVER_PREVIOUS ? "\"previous_run\"" : "null",
-	      json_out);
+	      f);
 	if (c->have_from)
-		fprintf(json_out, ", \"oldest_tid\": %u, \"oldest_time\": %"
+		fprintf(f, ", \"oldest_tid\": %u, \"oldest_time\": %"
 			PRIu64, c->oldest, (uint64_t)c->oldest_time);
 	else
-		fprintf(json_out, ", \"oldest_tid\": null, "
+		fprintf(f, ", \"oldest_tid\": null, "
 			"\"oldest_time\": null");
 	if (c->have_log)
-		fprintf(json_out, ", \"newest_tid\": %u, \"newest_time\": %"
+		fprintf(f, ", \"newest_tid\": %u, \"newest_time\": %"
 			PRIu64, c->newest, (uint64_t)c->newest_time);
 	else
-		fprintf(json_out, ", \"newest_tid\": null, "
+		fprintf(f, ", \"newest_tid\": null, "
 			"\"newest_time\": null");
 	if (c->have_prev)
-		fprintf(json_out, ", \"previous_run\": {\"tid\": %u, "
+		fprintf(f, ", \"previous_run\": {\"tid\": %u, "
 			"\"tid_time\": %" PRIu64 ", \"run_time\": %" PRIu64
 			", \"unanswered\": %u}", c->prev.tid,
 			(uint64_t)c->prev.tid_time,
 			(uint64_t)c->prev.run_time, c->prev.unanswered);
 	else
-		fprintf(json_out, ", \"previous_run\": null");
-	fprintf(json_out, ", \"state_file\": ");
+		fprintf(f, ", \"previous_run\": null");
+	fprintf(f, ", \"state_file\": ");
 	if (st && st->read != STATE_OFF)
-		put_string(st->path);
+		json_string(f, st->path);
 	else
-		fputs("null", json_out);
-	fprintf(json_out, ", \"state_read\": \"%s\", \"state_mismatch\": %s, "
-		"\"state_written\": %s},\n",
+		fputs("null", f);
+	fprintf(f, ", \"state_read\": \"%s\", \"state_mismatch\": %s, "
+		"\"state_written\": %s}",
 		state_name(st ? st->read : STATE_OFF),
 		c->prev_mismatch ? "true" : "false",
 		st && st->written ? "true" : "false");
@@ -266,32 +275,26 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	const struct e2sr_plan *p = &ctx->plan;
 	const struct e2sr_stats *st = &ctx->stats;
 	const struct e2sr_journal *j = ctx->journal;
-	size_t i, live = 0, deleted = 0, historic = 0, n;
+	size_t i, n;
 	double end = now();
-	struct json_counts c;
+	struct run_inodes inodes;
+	struct run_counts c;
 
 	if (!json_out)
 		return;
-	for (i = 0; i < ctx->inv.count; i++) {
-		enum e2sr_state s = ctx->inv.files[i].state;
-
-		if (s == E2SR_STATE_DELETED)
-			deleted++;
-		else if (s == E2SR_STATE_HISTORIC)
-			historic++;
-		else
-			live++;
-	}
+	count_inodes(ctx, &inodes);
 	fprintf(json_out, "{\n  \"program\": \"e2secrm\",\n  \"version\": ");
 	put_string(E2SR_VERSION);
 	fprintf(json_out, ",\n  \"device\": ");
 	put_string(o->device);
 	fprintf(json_out, ",\n  \"dry_run\": %s,\n  \"method\": \"%s\",\n",
-		o->dry_run ? "true" : "false", method_name(o->method));
+		o->dry_run ? "true" : "false", json_method_name(o->method));
 	if (facts.opened) {
 		fprintf(json_out, "  \"filesystem\": {\"uuid\": \"%s\", "
-			"\"block_size\": %u, \"blocks\": %" PRIu64
-			", \"features\": ", facts.uuid, facts.blocksize,
+			"\"label\": ", facts.uuid);
+		put_string(facts.label);
+		fprintf(json_out, ", \"block_size\": %u, \"blocks\": %"
+			PRIu64 ", \"features\": ", facts.blocksize,
 			facts.blocks);
 		put_features();
 		fprintf(json_out, "},\n");
@@ -313,40 +316,27 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	} else {
 		fprintf(json_out, "  \"journal\": null,\n");
 	}
-	put_coverage(ctx, o);
-	fprintf(json_out, "  \"secure_delete_inodes\": {\"total\": %zu, "
+	fputs("  ", json_out);
+	json_coverage(json_out, ctx, o);
+	fprintf(json_out, ",\n  \"secure_delete_inodes\": {\"total\": %zu, "
 		"\"in_use\": %zu, \"deleted\": %zu, \"journal_only\": %zu},\n",
-		ctx->inv.count, live, deleted, historic);
-	memset(&c, 0, sizeof(c));
-	c.data = p->data_count;
-	c.meta = p->meta_count;
-	c.names = p->name_count;
-	c.records = p->inode_count;
-	c.journal = p->journal_blocks;
-	c.all_free = p->free_all ? p->free_count : 0;
-	c.unwritten = p->unwritten_count;
-	c.free_records = p->free_inodes;
-	c.itable = p->itable_blocks;
-	put_counts("found", &c);
-	c.data = st->data_wiped;
-	c.meta = st->meta_wiped;
-	c.names = st->names_wiped;
-	c.records = st->inodes_scrubbed;
-	c.journal = st->journal_wiped;
-	c.all_free = st->free_wiped;
-	c.unwritten = st->unwritten_wiped;
-	c.free_records = st->free_inodes_scrubbed;
-	c.itable = st->itable_written;
-	put_counts("wiped", &c);
+		inodes.total, inodes.live, inodes.deleted, inodes.historic);
+	count_found(ctx, &c);
+	fputs("  ", json_out);
+	json_counts(json_out, "found", &c);
+	count_wiped(ctx, &c);
+	fputs(",\n  ", json_out);
+	json_counts(json_out, "wiped", &c);
+	fputs(",\n  ", json_out);
+	json_verify(json_out, ctx);
+	fputs(",\n", json_out);
 	fprintf(json_out, "  \"skipped_zero_blocks\": %" PRIu64 ",\n",
 		(uint64_t)st->zero_skipped);
 	fprintf(json_out, "  \"unrecoverable\": [");
 	for (i = n = 0; i < ctx->inv.count; i++) {
 		const struct e2sr_file *f = &ctx->inv.files[i];
 
-		if ((f->state == E2SR_STATE_DELETED ||
-		     f->state == E2SR_STATE_HISTORIC) &&
-		    (f->map_status & E2SR_MAP_LOST))
+		if (file_map_lost(f))
 			fprintf(json_out, "%s{\"inode\": %u, \"generation\": %u}",
 				n++ ? ", " : "", f->ino, f->generation);
 	}
@@ -369,9 +359,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		"{\"freed_blocks\": %.3f, \"all_free\": %.3f, "
 		"\"names_and_records\": %.3f, \"journal\": %.3f, "
 		"\"verify\": %.3f}},\n",
-		span(facts.start, facts.t_open),
-		span(facts.t_open, facts.t_scan),
-		span(facts.t_scan, facts.t_wipe), span(facts.start, end),
+		span(t_start, t_open), span(t_open, t_scan),
+		span(t_scan, t_wipe), span(t_start, end),
 		st->time_blocks, st->time_free, st->time_records,
 		st->time_journal, st->time_verify);
 	fprintf(json_out, "  \"error\": ");

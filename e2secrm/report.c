@@ -15,6 +15,70 @@
 
 #include "cmd.h"
 
+void count_inodes(const struct e2sr_ctx *ctx, struct run_inodes *n)
+{
+	size_t i;
+
+	n->total = ctx->inv.count;
+	n->live = n->deleted = n->historic = 0;
+	for (i = 0; i < ctx->inv.count; i++) {
+		enum e2sr_state s = ctx->inv.files[i].state;
+
+		if (s == E2SR_STATE_DELETED)
+			n->deleted++;
+		else if (s == E2SR_STATE_HISTORIC)
+			n->historic++;
+		else
+			n->live++;
+	}
+}
+
+/* What the plan holds; all free blocks only when they are to be wiped. */
+void count_found(const struct e2sr_ctx *ctx, struct run_counts *c)
+{
+	const struct e2sr_plan *p = &ctx->plan;
+
+	c->data = p->data_count;
+	c->meta = p->meta_count;
+	c->names = p->name_count;
+	c->records = p->inode_count;
+	c->journal = p->journal_blocks;
+	c->all_free = p->free_all ? p->free_count : 0;
+	c->unwritten = p->unwritten_count;
+	c->free_records = p->free_inodes;
+	c->itable = p->itable_blocks;
+}
+
+void count_wiped(const struct e2sr_ctx *ctx, struct run_counts *c)
+{
+	const struct e2sr_stats *st = &ctx->stats;
+
+	c->data = st->data_wiped;
+	c->meta = st->meta_wiped;
+	c->names = st->names_wiped;
+	c->records = st->inodes_scrubbed;
+	c->journal = st->journal_wiped;
+	c->all_free = st->free_wiped;
+	c->unwritten = st->unwritten_wiped;
+	c->free_records = st->free_inodes_scrubbed;
+	c->itable = st->itable_written;
+}
+
+/* Bytes in whole blocks: names and records are inside other blocks. */
+uint64_t count_bytes(const struct run_counts *c, unsigned int blocksize)
+{
+	return (c->data + c->meta + c->journal + c->all_free + c->unwritten +
+		c->itable) * (uint64_t)blocksize;
+}
+
+/* A deleted or journal-only secure-delete file whose map is gone. */
+int file_map_lost(const struct e2sr_file *f)
+{
+	return (f->state == E2SR_STATE_DELETED ||
+		f->state == E2SR_STATE_HISTORIC) &&
+	       (f->map_status & E2SR_MAP_LOST);
+}
+
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device)
 {
@@ -133,23 +197,18 @@ void report_replayed(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_inventory *inv = &ctx->inv;
-	size_t i, live = 0, deleted = 0, historic = 0;
+	struct run_inodes n;
+	size_t i;
 
-	for (i = 0; i < inv->count; i++) {
-		if (inv->files[i].state == E2SR_STATE_DELETED)
-			deleted++;
-		else if (inv->files[i].state == E2SR_STATE_HISTORIC)
-			historic++;
-		else
-			live++;
-		if (o->verbose)
+	if (o->verbose)
+		for (i = 0; i < inv->count; i++)
 			print_file(&inv->files[i]);
-	}
+	count_inodes(ctx, &n);
 	printf("%s: %zu secure-delete inode%s (%zu in use, %zu deleted",
-	       o->device, inv->count, inv->count == 1 ? "" : "s", live,
-	       deleted);
-	if (historic)
-		printf(", %zu only in the journal", historic);
+	       o->device, n.total, n.total == 1 ? "" : "s", n.live,
+	       n.deleted);
+	if (n.historic)
+		printf(", %zu only in the journal", n.historic);
 	printf(") among %u inodes scanned\n", inv->inodes_scanned);
 }
 
@@ -244,6 +303,29 @@ static void print_blocks(const char *what, blk64_t n, unsigned bs)
 {
 	printf("  %-24s %10" PRIu64 " blocks %14" PRIu64 " bytes\n", what,
 	       (uint64_t)n, (uint64_t)n * bs);
+}
+
+/*
+ * The lines of the plan or of what was done: all free blocks and
+ * unwritten extents only when planned, free records only when asked for.
+ */
+static void print_counts(const struct e2sr_ctx *ctx,
+			 const struct run_counts *c, unsigned bs)
+{
+	print_blocks("freed data", c->data, bs);
+	print_blocks("freed metadata", c->meta, bs);
+	printf("  %-24s %10" PRIu64 " entries\n", "removed directory names",
+	       c->names);
+	printf("  %-24s %10" PRIu64 " records\n", "deleted inode records",
+	       c->records);
+	print_blocks("stale journal copies", c->journal, bs);
+	if (ctx->plan.free_all)
+		print_blocks("all free blocks", c->all_free, bs);
+	if (ctx->plan.unwritten_count)
+		print_blocks("unwritten extents", c->unwritten, bs);
+	if (ctx->sanitize & E2SR_FREE_INODES)
+		printf("  %-24s %10" PRIu64 " records %13" PRIu64 " blocks\n",
+		       "free inode records", c->free_records, c->itable);
 }
 
 static const char *jwhy_name(unsigned int why)
@@ -364,6 +446,7 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_plan *plan = &ctx->plan;
 	unsigned bs = ctx->fs->blocksize;
+	struct run_counts c;
 	size_t i;
 
 	for (i = 0; i < ctx->inv.count; i++) {
@@ -391,9 +474,7 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			       "its record, nor in any journal copy still "
 			       "readable; data blocks it had may remain in "
 			       "free space\n", o->device, f->ino);
-		else if ((f->state == E2SR_STATE_DELETED ||
-			  f->state == E2SR_STATE_HISTORIC) &&
-			 (f->map_status & E2SR_MAP_LOST))
+		else if (file_map_lost(f))
 			printf("%s: inode %u: part of its block map could not "
 			       "be read (%s); data blocks under it may remain "
 			       "in free space\n", o->device, f->ino,
@@ -412,24 +493,11 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	}
 	printf("%s: %s:\n", o->device, o->dry_run ? "would wipe" :
 	       "to wipe");
-	print_blocks("freed data", plan->data_count, bs);
-	print_blocks("freed metadata", plan->meta_count, bs);
-	printf("  %-24s %10zu entries\n", "removed directory names",
-	       plan->name_count);
-	printf("  %-24s %10zu records\n", "deleted inode records",
-	       plan->inode_count);
-	print_blocks("stale journal copies", plan->journal_blocks, bs);
+	count_found(ctx, &c);
+	print_counts(ctx, &c, bs);
 	if (plan->journal_parts)
 		printf("  %-24s %10zu blocks (other files' bytes kept)\n",
 		       "  of them, in part", plan->journal_parts);
-	if (plan->free_all)
-		print_blocks("all free blocks", plan->free_count, bs);
-	if (plan->unwritten_count)
-		print_blocks("unwritten extents", plan->unwritten_count, bs);
-	if (ctx->sanitize & E2SR_FREE_INODES)
-		printf("  %-24s %10zu records %13" PRIu64 " blocks\n",
-		       "free inode records", plan->free_inodes,
-		       (uint64_t)plan->itable_blocks);
 	if (o->verbose && plan->journal_count)
 		print_journal_plan(ctx, o);
 	if (o->verbose && plan->unwritten_runs)
@@ -441,24 +509,12 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 {
 	struct e2sr_stats *st = &ctx->stats;
 	unsigned bs = ctx->fs ? ctx->fs->blocksize : 0;
+	struct run_counts c;
 
 	printf("%s: %s:\n", o->device, err ? "wiped before stopping" :
 	       "wiped");
-	print_blocks("freed data", st->data_wiped, bs);
-	print_blocks("freed metadata", st->meta_wiped, bs);
-	printf("  %-24s %10zu entries\n", "removed directory names",
-	       st->names_wiped);
-	printf("  %-24s %10zu records\n", "deleted inode records",
-	       st->inodes_scrubbed);
-	print_blocks("stale journal copies", st->journal_wiped, bs);
-	if (ctx->plan.free_all)
-		print_blocks("all free blocks", st->free_wiped, bs);
-	if (ctx->plan.unwritten_count)
-		print_blocks("unwritten extents", st->unwritten_wiped, bs);
-	if (ctx->sanitize & E2SR_FREE_INODES)
-		printf("  %-24s %10zu records %13" PRIu64 " blocks\n",
-		       "free inode records", st->free_inodes_scrubbed,
-		       (uint64_t)st->itable_written);
+	count_wiped(ctx, &c);
+	print_counts(ctx, &c, bs);
 	if (ctx->skip_zero)
 		printf("%s: %" PRIu64 " blocks already zero were not "
 		       "written (--skip-zero)\n", o->device,

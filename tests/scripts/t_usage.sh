@@ -29,6 +29,20 @@ fi
 run_e2secrm -C x img
 [ "$rc" = 16 ] && pass "usage: bad -C" || fail "usage: bad -C" "rc=$rc"
 
+run_e2secrm --record '' img
+if [ "$rc" = 16 ] && echo "$err" | grep -q -- '--record needs a file name'; then
+	pass "usage: empty --record"
+else
+	fail "usage: empty --record" "rc=$rc err=$err"
+fi
+
+run_e2secrm --help
+if [ "$rc" = 0 ] && echo "$out" | grep -q -- '--record FILE'; then
+	pass "usage: --help lists --record"
+else
+	fail "usage: --help lists --record" "rc=$rc"
+fi
+
 run_e2secrm -V
 if [ "$rc" = 0 ] && echo "$err" | grep -q 'Using EXT2FS Library version'; then
 	pass "version"

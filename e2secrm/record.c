@@ -1,0 +1,1074 @@
+/*
+ * record.c --- `--record FILE`: what a run did to a device, for people
+ * who dispose of disks and for the auditors who ask them.
+ *
+ * Owns the record: FILE gets a text for people, FILE.json the same facts
+ * for machines.  The fields follow the sample certificate of
+ * sanitization in NIST SP 800-88 Rev. 1 (December 2014), Appendix G:
+ * manufacturer, model, serial number, media type, sanitization
+ * description (Clear, Purge or Destroy), method used and its details,
+ * tool used with its version, verification method, post-sanitization
+ * destination, name and title of the person, date and location.  (The
+ * project's search tool did not return the appendix itself; the list is
+ * from the publication, doi:10.6028/NIST.SP.800-88r1.)  The counts by
+ * kind, the coverage and the verify result are the JSON report's, from
+ * report.c and json.c: the record and the report cannot disagree.
+ *
+ * The record never says more than the run did: a dry run, a refusal and
+ * a run stopped before its first write say "nothing was written" on
+ * their first line, and the SP 800-88 category is Clear only for a
+ * finished --sanitize run that overwrote, and then only of the
+ * filesystem's unused space.  Both files are made in the same directory
+ * as temporary files when the run starts (so that a path that cannot
+ * be written is refused before the device is touched), and renamed over
+ * FILE and FILE.json once written and synced; never through a symbolic
+ * link.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <pwd.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+
+#include <et/com_err.h>
+
+#include "cmd.h"
+
+enum { REC_TEXT, REC_JSON, REC_FILES };
+
+static struct {
+	char	*path[REC_FILES];	/* FILE, FILE.json */
+	char	*tmp[REC_FILES];	/* made beside them at the start */
+	int	fd[REC_FILES];
+	time_t	start;
+	int	writes_began;
+} rec = { .fd = { -1, -1 } };
+
+/* What the device is, from stat, sysfs and udev; "" is unknown. */
+enum dev_type { DEV_MISSING, DEV_BLOCK, DEV_FILE, DEV_OTHER };
+
+struct dev_id {
+	enum dev_type	type;
+	char		real[PATH_MAX];	/* the path resolved */
+	char		name[64];		/* sysfs name: sdb1 */
+	char		disk[64];		/* its disk: sdb */
+	char		vendor[128];
+	char		model[128];
+	char		serial[128];
+	char		wwn[128];
+	char		media[96];
+	char		backing[PATH_MAX];	/* loop devices */
+	int		have_size;
+	uint64_t	size;			/* bytes */
+	char		sha256[65];	/* image files, after the run */
+	char		sha_error[128];
+};
+
+struct outcome {
+	const char	*code;		/* dry-run, refused, ... */
+	char		summary[512];	/* the record's first line */
+	int		wrote;		/* something may be written */
+};
+
+static void unlink_temps(void)
+{
+	int i;
+
+	for (i = 0; i < REC_FILES; i++)
+		if (rec.tmp[i]) {
+			unlink(rec.tmp[i]);
+			free(rec.tmp[i]);
+			rec.tmp[i] = NULL;
+		}
+}
+
+/*
+ * @path must be a regular file or absent, not a symbolic link; make the
+ * temporary file beside it.  The message names the file.
+ */
+static int prepare(int i, const char *path)
+{
+	struct stat st;
+	char *copy, *dir, *base;
+	int err;
+
+	rec.path[i] = strdup(path);
+	copy = strdup(path);
+	if (!rec.path[i] || !copy) {
+		free(copy);
+		com_err(program_name, ENOMEM, "while preparing the record %s",
+			path);
+		return -1;
+	}
+	if (!lstat(path, &st)) {
+		if (S_ISLNK(st.st_mode)) {
+			com_err(program_name, 0, "the record %s is a symbolic "
+				"link: refusing to write through it", path);
+			goto fail;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			com_err(program_name, 0, "the record %s exists and is "
+				"not a regular file", path);
+			goto fail;
+		}
+	} else if (errno != ENOENT) {
+		com_err(program_name, errno, "while checking the record %s",
+			path);
+		goto fail;
+	}
+	dir = dirname(copy);
+	base = basename(rec.path[i]);
+	if (asprintf(&rec.tmp[i], "%s/.%s.XXXXXX", dir, base) < 0) {
+		rec.tmp[i] = NULL;
+		com_err(program_name, ENOMEM, "while preparing the record %s",
+			path);
+		goto fail;
+	}
+	/* mkstemp creates with O_EXCL: it never follows a link either. */
+	rec.fd[i] = mkostemp(rec.tmp[i], O_CLOEXEC);
+	if (rec.fd[i] < 0) {
+		err = errno;
+		free(rec.tmp[i]);
+		rec.tmp[i] = NULL;
+		com_err(program_name, err, "while creating the record %s "
+			"(a temporary file in %s)", path, dir);
+		goto fail;
+	}
+	free(copy);
+	return 0;
+fail:
+	free(copy);
+	return -1;
+}
+
+/* Whether @a and @b name the same existing file. */
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) &&
+	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/*
+ * Before the run: FILE and FILE.json must be usable, and neither may be
+ * the device (an image file would be replaced by its record) nor the
+ * --json report (@report, or NULL).
+ */
+int record_open(const char *path, const char *device, const char *report)
+{
+	char *json_path;
+	mode_t mask;
+	int i;
+
+	rec.start = time(NULL);
+	if (asprintf(&json_path, "%s.json", path) < 0) {
+		com_err(program_name, ENOMEM, "while preparing the record %s",
+			path);
+		return -1;
+	}
+	if (same_file(path, device) || same_file(json_path, device) ||
+	    (report && (!strcmp(report, path) ||
+			!strcmp(report, json_path) ||
+			same_file(report, path) ||
+			same_file(report, json_path)))) {
+		com_err(program_name, 0, "the record %s (and %s) must be "
+			"neither the device nor the --json report", path,
+			json_path);
+		free(json_path);
+		return -1;
+	}
+	atexit(unlink_temps);
+	if (prepare(REC_TEXT, path) || prepare(REC_JSON, json_path)) {
+		free(json_path);
+		unlink_temps();
+		return -1;
+	}
+	free(json_path);
+	/* mkstemp makes 0600; the record is as readable as the report. */
+	mask = umask(0);
+	umask(mask);
+	for (i = 0; i < REC_FILES; i++)
+		fchmod(rec.fd[i], 0644 & ~mask);
+	return 0;
+}
+
+int record_wanted(void)
+{
+	return rec.fd[REC_TEXT] >= 0;
+}
+
+void record_writing(void)
+{
+	rec.writes_began = 1;
+}
+
+/* --- the device -------------------------------------------------------- */
+
+/* The first line of a sysfs or udev value, blanks trimmed; 0 if none. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	char *s, *e;
+
+	buf[0] = 0;
+	if (!f)
+		return 0;
+	if (!fgets(buf, len, f))
+		buf[0] = 0;
+	fclose(f);
+	for (s = buf; *s == ' ' || *s == '\t'; s++)
+		;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	*e = 0;
+	memmove(buf, s, e - s + 1);
+	return buf[0] != 0;
+}
+
+static void sysfs_value(const char *name, const char *file, char *buf,
+			size_t len)
+{
+	char path[PATH_MAX];
+
+	if (buf[0])
+		return;
+	snprintf(path, sizeof(path), "/sys/class/block/%s/%s", name, file);
+	read_line(path, buf, len);
+}
+
+/* E:KEY=value lines of udev's database, for what sysfs did not give. */
+static void udev_values(unsigned int maj, unsigned int min,
+			struct dev_id *d)
+{
+	static const struct {
+		const char	*key;
+		size_t		off;
+	} keys[] = {
+		{ "E:ID_VENDOR=", offsetof(struct dev_id, vendor) },
+		{ "E:ID_MODEL=", offsetof(struct dev_id, model) },
+		{ "E:ID_SERIAL_SHORT=", offsetof(struct dev_id, serial) },
+		{ "E:ID_SERIAL=", offsetof(struct dev_id, serial) },
+		{ "E:ID_WWN_WITH_EXTENSION=", offsetof(struct dev_id, wwn) },
+		{ "E:ID_WWN=", offsetof(struct dev_id, wwn) },
+	};
+	char path[64], line[512];
+	size_t k, n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/run/udev/data/b%u:%u", maj, min);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	/* Earlier keys in the table win: read the file once per key. */
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		char *field = (char *)d + keys[k].off;
+
+		if (*field)
+			continue;
+		rewind(f);
+		n = strlen(keys[k].key);
+		while (fgets(line, sizeof(line), f)) {
+			line[strcspn(line, "\n")] = 0;
+			if (!strncmp(line, keys[k].key, n) && line[n]) {
+				snprintf(field, 128, "%s", line + n);
+				break;
+			}
+		}
+	}
+	fclose(f);
+}
+
+static void block_identity(const struct stat *st, struct dev_id *d)
+{
+	char link[PATH_MAX], sys[PATH_MAX], path[PATH_MAX + 32], rot[8];
+	char *slash;
+	unsigned int dmaj = major(st->st_rdev), dmin = minor(st->st_rdev);
+	uint64_t sectors;
+
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", dmaj, dmin);
+	if (!realpath(link, sys))
+		return;
+	slash = strrchr(sys, '/');
+	snprintf(d->name, sizeof(d->name), "%s", slash + 1);
+	snprintf(d->disk, sizeof(d->disk), "%s", d->name);
+	/* A partition's identity is its disk's: the parent directory. */
+	snprintf(path, sizeof(path), "%s/partition", sys);
+	if (!access(path, F_OK)) {
+		*slash = 0;
+		slash = strrchr(sys, '/');
+		if (slash)
+			snprintf(d->disk, sizeof(d->disk), "%s", slash + 1);
+		snprintf(path, sizeof(path), "/sys/class/block/%s/dev",
+			 d->disk);
+		if (read_line(path, link, sizeof(link)))
+			sscanf(link, "%u:%u", &dmaj, &dmin);
+	}
+	snprintf(path, sizeof(path), "/sys/class/block/%s/size", d->name);
+	if (read_line(path, link, sizeof(link)) &&
+	    sscanf(link, "%" SCNu64, &sectors) == 1) {
+		d->size = sectors * 512;	/* sysfs: 512-byte units */
+		d->have_size = 1;
+	}
+	sysfs_value(d->disk, "device/vendor", d->vendor, sizeof(d->vendor));
+	sysfs_value(d->disk, "device/model", d->model, sizeof(d->model));
+	sysfs_value(d->disk, "device/serial", d->serial, sizeof(d->serial));
+	sysfs_value(d->disk, "serial", d->serial, sizeof(d->serial));
+	sysfs_value(d->disk, "device/wwid", d->wwn, sizeof(d->wwn));
+	sysfs_value(d->disk, "wwid", d->wwn, sizeof(d->wwn));
+	udev_values(dmaj, dmin, d);
+	snprintf(path, sizeof(path), "/sys/class/block/%s/loop/backing_file",
+		 d->disk);
+	if (read_line(path, d->backing, sizeof(d->backing))) {
+		snprintf(d->media, sizeof(d->media),
+			 "loop device over a file (backing file below)");
+		return;
+	}
+	snprintf(path, sizeof(path), "/sys/class/block/%s/queue/rotational",
+		 d->disk);
+	if (read_line(path, rot, sizeof(rot)))
+		snprintf(d->media, sizeof(d->media), "%s", rot[0] == '1' ?
+			 "magnetic (the kernel reports a rotational device)" :
+			 "non-rotational (flash or virtual, as the kernel "
+			 "reports it)");
+}
+
+static void identify(const char *device, struct dev_id *d)
+{
+	struct stat st;
+
+	memset(d, 0, sizeof(*d));
+	if (stat(device, &st)) {
+		d->type = DEV_MISSING;
+		return;
+	}
+	if (!realpath(device, d->real))
+		snprintf(d->real, sizeof(d->real), "%s", device);
+	if (S_ISBLK(st.st_mode)) {
+		d->type = DEV_BLOCK;
+		block_identity(&st, d);
+	} else if (S_ISREG(st.st_mode)) {
+		d->type = DEV_FILE;
+		d->size = st.st_size;
+		d->have_size = 1;
+		snprintf(d->media, sizeof(d->media), "image file");
+		/* After the run: the hash of the image as it was left. */
+		if (sha256_file(device, d->sha256))
+			snprintf(d->sha_error, sizeof(d->sha_error), "%s",
+				 strerror(errno));
+	} else {
+		d->type = DEV_OTHER;
+	}
+}
+
+/* --- what the run was ---------------------------------------------------- */
+
+static const char *operator_name(const char **from)
+{
+	struct passwd *pw;
+	const char *s;
+
+	s = getenv("SUDO_USER");
+	if (s && *s) {
+		*from = "SUDO_USER";
+		return s;
+	}
+	s = getenv("USER");
+	if (s && *s) {
+		*from = "USER";
+		return s;
+	}
+	pw = getpwuid(getuid());
+	if (pw && pw->pw_name) {
+		*from = "the password database";
+		return pw->pw_name;
+	}
+	*from = "nowhere";
+	return "unknown";
+}
+
+static void iso_time(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!gmtime_r(&t, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(buf, len, "unknown");
+}
+
+/* The options that decide what is wiped, as given. */
+static void mode_options(const struct cmd_opts *o, char *buf, size_t len)
+{
+	int s = o->sanitize;
+
+	snprintf(buf, len, "residues of secure-delete files");
+	if ((s & E2SR_SANITIZE) == E2SR_SANITIZE) {
+		strncat(buf, " + --sanitize", len - strlen(buf) - 1);
+		s &= ~E2SR_SANITIZE;
+	}
+	if (s & E2SR_FREE_ALL)
+		strncat(buf, " + --all-free", len - strlen(buf) - 1);
+	if (s & E2SR_FREE_IF_LOST)
+		strncat(buf, " + --all-free-if-lost", len - strlen(buf) - 1);
+	if (s & E2SR_FREE_JOURNAL)
+		strncat(buf, " + --all-journal", len - strlen(buf) - 1);
+	if (s & E2SR_FREE_DIRSLACK)
+		strncat(buf, " + --dir-slack", len - strlen(buf) - 1);
+	if (s & E2SR_FREE_INODES)
+		strncat(buf, " + --free-inodes", len - strlen(buf) - 1);
+	if (o->skip_zero)
+		strncat(buf, " + --skip-zero", len - strlen(buf) - 1);
+	if (o->journal_map)
+		snprintf(buf, len, "--journal-map (a listing)");
+}
+
+static void decide_outcome(const struct cmd_opts *o, int status,
+			   const char *why, struct outcome *out)
+{
+	const char *tail = "";
+
+	out->wrote = rec.writes_began && !o->dry_run;
+	if (o->dry_run) {
+		out->code = "dry-run";
+		snprintf(out->summary, sizeof(out->summary),
+			 "DRY RUN: nothing was written%s%s",
+			 why ? "; the run stopped: " : "", why ? why : "");
+	} else if (!out->wrote && (status & E2SR_EXIT_ERROR)) {
+		out->code = "refused";
+		snprintf(out->summary, sizeof(out->summary),
+			 "REFUSED: nothing was written (%s)",
+			 why ? why : "an error");
+	} else if (!out->wrote && (status & E2SR_EXIT_CANCELLED)) {
+		out->code = "cancelled";
+		snprintf(out->summary, sizeof(out->summary),
+			 "CANCELLED: nothing was written");
+	} else if (!out->wrote) {
+		out->code = "completed";
+		snprintf(out->summary, sizeof(out->summary),
+			 "COMPLETED: nothing to wipe was found; nothing was "
+			 "written%s", (status & E2SR_EXIT_LEFT) ?
+			 "; some residues could not be traced (see below)" :
+			 "");
+	} else if (status & E2SR_EXIT_ERROR) {
+		out->code = "incomplete";
+		snprintf(out->summary, sizeof(out->summary),
+			 "INCOMPLETE: the run stopped after it began writing "
+			 "(%s); part of the plan may be undone",
+			 why ? why : "an error");
+	} else if (status & E2SR_EXIT_CANCELLED) {
+		out->code = "incomplete";
+		snprintf(out->summary, sizeof(out->summary),
+			 "INCOMPLETE: cancelled after it began writing; run "
+			 "e2secrm again to finish");
+	} else {
+		out->code = "completed";
+		if (status & E2SR_EXIT_LEFT)
+			tail = "; some residues were left or could not be "
+			       "traced (see below)";
+		snprintf(out->summary, sizeof(out->summary),
+			 "COMPLETED: %s%s", (status & E2SR_EXIT_WIPED) ?
+			 "the residues planned were wiped" :
+			 "nothing to wipe was found (the journal's recovery "
+			 "was written)", tail);
+	}
+}
+
+/*
+ * SP 800-88 Rev. 1 in plain words.  Clear is a logical overwrite of all
+ * user-addressable storage; e2secrm leaves live files by design and
+ * cannot reach remapped or over-provisioned sectors, so the most it
+ * does is Clear of the filesystem's unused space, and only a finished
+ * --sanitize run that overwrote (zero or random) and left nothing.
+ */
+static const char *nist_category(const struct cmd_opts *o, int status,
+				 const struct outcome *out,
+				 const char **statement)
+{
+	int full = (o->sanitize & E2SR_SANITIZE) == E2SR_SANITIZE;
+	int overwrite = o->method == E2SR_METHOD_ZERO ||
+			o->method == E2SR_METHOD_RANDOM;
+
+	if (!out->wrote) {
+		*statement = "No sanitization: nothing was written.";
+		return "none";
+	}
+	if (status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED)) {
+		*statement = "No sanitization: the run did not finish.";
+		return "none";
+	}
+	if (!full) {
+		*statement = "No sanitization in SP 800-88 terms: a targeted "
+			"overwrite of what is left of secure-delete (+s) "
+			"files (and of the parts of free space the options "
+			"name); the rest of the free space, the live files, "
+			"and the sectors the device has remapped or keeps "
+			"for over-provisioning are not touched.";
+		return "none";
+	}
+	if (!overwrite) {
+		*statement = "Not Clear: with -m discard or secdiscard the "
+			"blocks are unmapped, not overwritten (blocks that "
+			"did not read back as zeros were written with "
+			"zeros); what the device keeps behind its mapping "
+			"is not addressed.";
+		return "none";
+	}
+	if (status & E2SR_EXIT_LEFT) {
+		*statement = "Not Clear: residues were found and left, or "
+			"could not be traced (see below).";
+		return "none";
+	}
+	*statement = "Closest to SP 800-88 Rev. 1 Clear, and only of the "
+		"filesystem's unused space: every free block, the journal "
+		"but its superblock, removed directory entries and free "
+		"inode records were overwritten once through the device's "
+		"ordinary write interface.  Not Clear of the device (its live "
+		"files remain, by design), and never Purge or Destroy: "
+		"sectors the device has remapped or keeps for "
+		"over-provisioning are beyond any filesystem tool.";
+	return "Clear (filesystem unused space only)";
+}
+
+static const char *method_used(enum e2sr_method m)
+{
+	switch (m) {
+	case E2SR_METHOD_ZERO:
+		return "Overwrite: one pass of zeros";
+	case E2SR_METHOD_RANDOM:
+		return "Overwrite: one pass of random data";
+	case E2SR_METHOD_DISCARD:
+		return "Other: discard (zeros written where a discard did "
+		       "not read back as zeros)";
+	case E2SR_METHOD_SECDISCARD:
+		return "Other: secure discard where the device has it, else "
+		       "discard or zeros";
+	}
+	return "?";
+}
+
+static void verification(const struct e2sr_ctx *ctx,
+			 const struct outcome *out, char *buf, size_t len)
+{
+	if (!out->wrote)
+		snprintf(buf, len, "none (nothing was written)");
+	else if (!ctx || !ctx->verify)
+		snprintf(buf, len, "none (--verify was not given)");
+	else
+		snprintf(buf, len, "Full: every block wiped read back with "
+			 "the caches off (names and inode records checked by "
+			 "the stages that rewrote them): %" PRIu64 " blocks "
+			 "read back, %" PRIu64 " mismatch%s",
+			 (uint64_t)ctx->stats.verified,
+			 (uint64_t)ctx->stats.verify_bad,
+			 ctx->stats.verify_bad == 1 ? "" : "es");
+}
+
+/* --- writing ------------------------------------------------------------- */
+
+static const char *or_unknown(const char *s)
+{
+	return s && *s ? s : "unknown";
+}
+
+/* A JSON string, or null for what is unknown. */
+static void jstr(FILE *f, const char *s)
+{
+	if (s && *s)
+		json_string(f, s);
+	else
+		fputs("null", f);
+}
+
+static const char *dev_type_name(enum dev_type t)
+{
+	switch (t) {
+	case DEV_MISSING:
+		return "missing";
+	case DEV_BLOCK:
+		return "block device";
+	case DEV_FILE:
+		return "image file";
+	case DEV_OTHER:
+		return "other";
+	}
+	return "?";
+}
+
+struct facts {
+	const struct e2sr_ctx	*ctx;	/* NULL: refused before it */
+	const struct cmd_opts	*o;
+	int			status;
+	const char		*why;		/* the error, or NULL */
+	struct dev_id		dev;
+	struct outcome		out;
+	const struct fs_facts	*fs;
+	const char		*lib_ver, *lib_date;
+	const char		*person, *person_from;
+	struct utsname		uts;
+	char			start[32], end[32];
+	char			mode[256];
+	const char		*nist, *nist_statement;
+	char			verify[320];
+};
+
+static const char *kind_names[9] = {
+	"freed data blocks", "freed metadata blocks",
+	"removed directory names", "deleted inode records",
+	"stale journal copies", "all free blocks", "unwritten extent blocks",
+	"free inode records", "inode table blocks",
+};
+
+static void counts_array(const struct run_counts *c, uint64_t v[9])
+{
+	v[0] = c->data;
+	v[1] = c->meta;
+	v[2] = c->names;
+	v[3] = c->records;
+	v[4] = c->journal;
+	v[5] = c->all_free;
+	v[6] = c->unwritten;
+	v[7] = c->free_records;
+	v[8] = c->itable;
+}
+
+/*
+ * @s from column @col to 78, folded at blanks, continued at column @col;
+ * the caller has put the cursor at @col.
+ */
+static void put_wrapped(FILE *f, int col, const char *s)
+{
+	int width = 78 - col, n;
+
+	while (strlen(s) > (size_t)width) {
+		for (n = width; n > 0 && s[n] != ' '; n--)
+			;
+		if (!n)		/* one long word: let it run over */
+			n = strcspn(s, " ");
+		fprintf(f, "%.*s\n%*s", n, s, col, "");
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+	fprintf(f, "%s\n", s);
+}
+
+static void write_text(FILE *f, const struct facts *x)
+{
+	const struct dev_id *d = &x->dev;
+	const struct e2sr_ctx *ctx = x->ctx;
+	struct run_counts found, wiped;
+	uint64_t fv[9], wv[9];
+	size_t i, n;
+
+	fprintf(f, "%s\n\n", x->out.summary);
+	fprintf(f, "e2secrm sanitisation record (the fields of NIST SP "
+		"800-88 Rev. 1, Appendix G)\n\n");
+	fprintf(f, "%-26s %s\n", "Outcome:", x->out.code);
+	fprintf(f, "%-26s %d\n", "Exit status:", x->status);
+	fprintf(f, "%-26s %s\n", "Error:", x->why ? x->why : "none");
+	fprintf(f, "%-26s %s\n", "Writes began:",
+		x->out.wrote ? "yes" : "no");
+
+	fprintf(f, "\nDevice\n");
+	fprintf(f, "  %-24s %s\n", "Path:", x->o->device);
+	fprintf(f, "  %-24s %s\n", "Resolved path:", or_unknown(d->real));
+	fprintf(f, "  %-24s %s\n", "Type:", dev_type_name(d->type));
+	if (d->type == DEV_BLOCK) {
+		fprintf(f, "  %-24s %s\n", "Kernel name:",
+			or_unknown(d->name));
+		fprintf(f, "  %-24s %s\n", "Disk:", or_unknown(d->disk));
+	}
+	fprintf(f, "  %-24s %s\n", "Manufacturer:", or_unknown(d->vendor));
+	fprintf(f, "  %-24s %s\n", "Model:", or_unknown(d->model));
+	fprintf(f, "  %-24s %s\n", "Serial number:", or_unknown(d->serial));
+	fprintf(f, "  %-24s %s\n", "WWN:", or_unknown(d->wwn));
+	fprintf(f, "  %-24s %s\n", "Media type:", or_unknown(d->media));
+	if (d->have_size)
+		fprintf(f, "  %-24s %" PRIu64 " bytes\n", "Size:", d->size);
+	else
+		fprintf(f, "  %-24s unknown\n", "Size:");
+	if (d->backing[0])
+		fprintf(f, "  %-24s %s\n", "Backing file:", d->backing);
+	if (d->type == DEV_FILE)
+		fprintf(f, "  %-24s %s (computed after the run)\n",
+			"Image sha256:", d->sha256[0] ? d->sha256 :
+			d->sha_error);
+
+	fprintf(f, "\nFilesystem\n");
+	if (x->fs && x->fs->opened) {
+		fprintf(f, "  %-24s %s\n", "UUID:", x->fs->uuid);
+		fprintf(f, "  %-24s %s\n", "Label:",
+			x->fs->label[0] ? x->fs->label : "(none)");
+		fprintf(f, "  %-24s %u\n", "Block size:", x->fs->blocksize);
+		fprintf(f, "  %-24s %" PRIu64 "\n", "Blocks:", x->fs->blocks);
+	} else {
+		fprintf(f, "  not opened\n");
+	}
+
+	fprintf(f, "\nRun\n");
+	fprintf(f, "  %-24s e2secrm %s (%s)\n", "Tool:", E2SR_VERSION,
+		E2SR_DATE);
+	fprintf(f, "  %-24s %s (%s)\n", "libext2fs:", x->lib_ver,
+		x->lib_date);
+	fprintf(f, "  %-24s %s (from %s)\n", "Operator:", x->person,
+		x->person_from);
+	fprintf(f, "  %-24s %s\n", "Host:", x->uts.nodename);
+	fprintf(f, "  %-24s %s\n", "Start (UTC):", x->start);
+	fprintf(f, "  %-24s %s\n", "End (UTC):", x->end);
+	fprintf(f, "  %-24s %s%s\n", "Mode:", x->o->dry_run ? "dry run (-n): " :
+		"", x->mode);
+	fprintf(f, "  %-24s %s\n", "Method:", json_method_name(x->o->method));
+	fprintf(f, "  %-24s %s\n", "SP 800-88 category:", x->nist);
+	fprintf(f, "  %-24s ", "");
+	put_wrapped(f, 27, x->nist_statement);
+
+	if (!ctx) {
+		fprintf(f, "\nNothing was scanned: the run was refused before "
+			"the device was opened.\n");
+		goto certificate;
+	}
+	count_found(ctx, &found);
+	count_wiped(ctx, &wiped);
+	counts_array(&found, fv);
+	counts_array(&wiped, wv);
+	{
+		struct run_inodes ri;
+
+		count_inodes(ctx, &ri);
+		fprintf(f, "\nSecure-delete inodes: %zu (%zu in use, %zu "
+			"deleted, %zu only in the journal)\n", ri.total,
+			ri.live, ri.deleted, ri.historic);
+	}
+	fprintf(f, "\n  %-26s %14s %14s\n", "Residues, by kind", "found",
+		"wiped");
+	for (i = 0; i < 9; i++)
+		fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64 "\n",
+			kind_names[i], fv[i], wv[i]);
+	fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64 "\n", "bytes (blocks)",
+		count_bytes(&found, x->fs->blocksize),
+		count_bytes(&wiped, x->fs->blocksize));
+
+	fprintf(f, "\nNot done\n");
+	fprintf(f, "  %-24s %zu", "Lost block maps:", ctx->plan.unrecoverable);
+	for (i = n = 0; i < ctx->inv.count; i++)
+		if (file_map_lost(&ctx->inv.files[i]))
+			fprintf(f, "%s inode %u generation %u", n++ ? "," : "",
+				ctx->inv.files[i].ino,
+				ctx->inv.files[i].generation);
+	fprintf(f, "\n");
+	if (ctx->plan.unrecoverable)
+		fprintf(f, "  %-24s %s\n", "", ctx->plan.free_all &&
+			x->out.wrote && !(x->status & (E2SR_EXIT_ERROR |
+						       E2SR_EXIT_CANCELLED)) ?
+			"answered: all free space was wiped" :
+			"not answered: their blocks may remain in free space");
+	if (ctx->coverage.how == E2SR_COVER_NONE)
+		fprintf(f, "  %-24s no journal: deletions whose inode was used "
+			"again cannot be traced\n", "Journal coverage:");
+	else if (ctx->coverage.how == E2SR_COVER_GAP)
+		fprintf(f, "  %-24s GAP: deletions before the history read "
+			"cannot be traced (%s)\n", "Journal coverage:",
+			ctx->plan.free_all ? "all free space was planned for "
+			"them" : "not answered");
+	else
+		fprintf(f, "  %-24s complete back to %s\n",
+			"Journal coverage:",
+			ctx->coverage.how == E2SR_COVER_CREATION ?
+			"the journal's creation" : "the previous run");
+	fprintf(f, "  %-24s %zu\n", "Left for e2fsck:", ctx->plan.left);
+	fprintf(f, "  %-24s %zu\n", "Damaged directories:",
+		ctx->plan.name_dirs_damaged);
+
+certificate:
+	fprintf(f, "\n%-26s ", "Verification:");
+	put_wrapped(f, 27, x->verify);
+
+	fprintf(f, "\nCertificate of sanitization (SP 800-88 Rev. 1, "
+		"Appendix G)\n");
+	fprintf(f, "  %-30s %s\n", "Manufacturer:", or_unknown(d->vendor));
+	fprintf(f, "  %-30s %s\n", "Model:", or_unknown(d->model));
+	fprintf(f, "  %-30s %s\n", "Serial number:", or_unknown(d->serial));
+	fprintf(f, "  %-30s %s\n", "Media type:", or_unknown(d->media));
+	fprintf(f, "  %-30s %s\n", "Sanitization description:", x->nist);
+	fprintf(f, "  %-30s %s\n", "Method used:", x->out.wrote ?
+		method_used(x->o->method) : "none (nothing was written)");
+	fprintf(f, "  %-30s %s\n", "Method details:", x->mode);
+	fprintf(f, "  %-30s e2secrm %s\n", "Tool used:", E2SR_VERSION);
+	fprintf(f, "  %-30s ", "Verification method:");
+	put_wrapped(f, 33, x->verify);
+	fprintf(f, "  %-30s not recorded\n", "Post-sanitization destination:");
+	fprintf(f, "  %-30s %s\n", "Name:", x->person);
+	fprintf(f, "  %-30s not recorded\n", "Title:");
+	fprintf(f, "  %-30s %s\n", "Date:", x->end);
+	fprintf(f, "  %-30s %s\n", "Location:", x->uts.nodename);
+	fprintf(f, "  %-30s not recorded\n", "Signature:");
+}
+
+static void write_json(FILE *f, const struct facts *x)
+{
+	const struct dev_id *d = &x->dev;
+	const struct e2sr_ctx *ctx = x->ctx;
+	struct run_counts c;
+	struct run_inodes ri;
+	size_t i, n;
+
+	fprintf(f, "{\n  \"record\": \"e2secrm sanitisation record\",\n");
+	fprintf(f, "  \"summary\": ");
+	json_string(f, x->out.summary);
+	fprintf(f, ",\n  \"outcome\": \"%s\",\n  \"writes_began\": %s,\n",
+		x->out.code, x->out.wrote ? "true" : "false");
+	fprintf(f, "  \"dry_run\": %s,\n", x->o->dry_run ? "true" : "false");
+	fprintf(f, "  \"device\": {\"path\": ");
+	json_string(f, x->o->device);
+	fprintf(f, ", \"resolved_path\": ");
+	jstr(f, d->real);
+	fprintf(f, ", \"type\": \"%s\", \"kernel_name\": ",
+		dev_type_name(d->type));
+	jstr(f, d->name);
+	fprintf(f, ", \"disk\": ");
+	jstr(f, d->disk);
+	fprintf(f, ", \"manufacturer\": ");
+	jstr(f, d->vendor);
+	fprintf(f, ", \"model\": ");
+	jstr(f, d->model);
+	fprintf(f, ", \"serial\": ");
+	jstr(f, d->serial);
+	fprintf(f, ", \"wwn\": ");
+	jstr(f, d->wwn);
+	fprintf(f, ", \"media_type\": ");
+	jstr(f, d->media);
+	if (d->have_size)
+		fprintf(f, ", \"size_bytes\": %" PRIu64, d->size);
+	else
+		fprintf(f, ", \"size_bytes\": null");
+	fprintf(f, ", \"backing_file\": ");
+	jstr(f, d->backing);
+	fprintf(f, ", \"image_sha256\": ");
+	jstr(f, d->sha256);
+	fprintf(f, ", \"image_sha256_when\": %s",
+		d->type == DEV_FILE ? "\"after the run\"" : "null");
+	if (d->sha_error[0]) {
+		fprintf(f, ", \"image_sha256_error\": ");
+		json_string(f, d->sha_error);
+	}
+	fprintf(f, "},\n  \"filesystem\": ");
+	if (x->fs && x->fs->opened) {
+		fprintf(f, "{\"uuid\": \"%s\", \"label\": ", x->fs->uuid);
+		json_string(f, x->fs->label);
+		fprintf(f, ", \"block_size\": %u, \"blocks\": %" PRIu64 "}",
+			x->fs->blocksize, x->fs->blocks);
+	} else {
+		fputs("null", f);
+	}
+	fprintf(f, ",\n  \"tool\": {\"name\": \"e2secrm\", \"version\": ");
+	json_string(f, E2SR_VERSION);
+	fprintf(f, ", \"date\": ");
+	json_string(f, E2SR_DATE);
+	fprintf(f, ", \"libext2fs_version\": ");
+	json_string(f, x->lib_ver);
+	fprintf(f, ", \"libext2fs_date\": ");
+	json_string(f, x->lib_date);
+	fprintf(f, "},\n  \"operator\": {\"name\": ");
+	json_string(f, x->person);
+	fprintf(f, ", \"from\": ");
+	json_string(f, x->person_from);
+	fprintf(f, "},\n  \"host\": ");
+	json_string(f, x->uts.nodename);
+	fprintf(f, ",\n  \"start\": \"%s\",\n  \"end\": \"%s\",\n",
+		x->start, x->end);
+	fprintf(f, "  \"mode\": ");
+	json_string(f, x->mode);
+	fprintf(f, ",\n  \"method\": \"%s\",\n",
+		json_method_name(x->o->method));
+	fprintf(f, "  \"nist_sp800_88\": {\"category\": ");
+	json_string(f, x->nist);
+	fprintf(f, ", \"method_used\": ");
+	json_string(f, x->out.wrote ? method_used(x->o->method) : "none");
+	fprintf(f, ", \"statement\": ");
+	json_string(f, x->nist_statement);
+	fprintf(f, "},\n");
+	if (ctx) {
+		count_inodes(ctx, &ri);
+		fprintf(f, "  \"secure_delete_inodes\": {\"total\": %zu, "
+			"\"in_use\": %zu, \"deleted\": %zu, "
+			"\"journal_only\": %zu},\n  ", ri.total, ri.live,
+			ri.deleted, ri.historic);
+		count_found(ctx, &c);
+		json_counts(f, "found", &c);
+		count_wiped(ctx, &c);
+		fputs(",\n  ", f);
+		json_counts(f, "wiped", &c);
+		fprintf(f, ",\n  \"not_done\": {\"lost_maps\": [");
+		for (i = n = 0; i < ctx->inv.count; i++)
+			if (file_map_lost(&ctx->inv.files[i]))
+				fprintf(f, "%s{\"inode\": %u, \"generation\": "
+					"%u}", n++ ? ", " : "",
+					ctx->inv.files[i].ino,
+					ctx->inv.files[i].generation);
+		fprintf(f, "], \"unrecoverable\": %zu, \"all_free_planned\": "
+			"%s, \"left_for_e2fsck\": %zu, "
+			"\"damaged_directories\": %zu},\n  ",
+			ctx->plan.unrecoverable,
+			ctx->plan.free_all ? "true" : "false", ctx->plan.left,
+			ctx->plan.name_dirs_damaged);
+		json_coverage(f, ctx, x->o);
+		fputs(",\n  ", f);
+		json_verify(f, ctx);
+		fputs(",\n", f);
+	} else {
+		fprintf(f, "  \"secure_delete_inodes\": null,\n"
+			"  \"found\": null,\n  \"wiped\": null,\n"
+			"  \"not_done\": null,\n  \"coverage\": null,\n"
+			"  \"verify\": null,\n");
+	}
+	fprintf(f, "  \"verification_method\": ");
+	json_string(f, x->verify);
+	fprintf(f, ",\n  \"certificate\": {\"manufacturer\": ");
+	jstr(f, d->vendor);
+	fprintf(f, ", \"model\": ");
+	jstr(f, d->model);
+	fprintf(f, ", \"serial_number\": ");
+	jstr(f, d->serial);
+	fprintf(f, ", \"media_type\": ");
+	jstr(f, d->media);
+	fprintf(f, ", \"sanitization_description\": ");
+	json_string(f, x->nist);
+	fprintf(f, ", \"method_used\": ");
+	json_string(f, x->out.wrote ? method_used(x->o->method) : "none");
+	fprintf(f, ", \"method_details\": ");
+	json_string(f, x->mode);
+	fprintf(f, ", \"tool_used\": ");
+	json_string(f, "e2secrm " E2SR_VERSION);
+	fprintf(f, ", \"verification_method\": ");
+	json_string(f, x->verify);
+	fprintf(f, ", \"post_sanitization_destination\": \"not recorded\", "
+		"\"name\": ");
+	json_string(f, x->person);
+	fprintf(f, ", \"title\": \"not recorded\", \"date\": \"%s\", "
+		"\"location\": ", x->end);
+	json_string(f, x->uts.nodename);
+	fprintf(f, ", \"signature\": \"not recorded\"},\n  \"error\": ");
+	jstr(f, x->why);
+	fprintf(f, ",\n  \"exit_status\": %d\n}\n", x->status);
+}
+
+/* Write, sync and close one temporary file; 0 or -1 with errno. */
+static int finish_file(int i, const struct facts *x)
+{
+	FILE *f;
+	int err;
+
+	f = fdopen(rec.fd[i], "w");
+	if (!f)
+		return -1;
+	rec.fd[i] = -1;
+	if (i == REC_TEXT)
+		write_text(f, x);
+	else
+		write_json(f, x);
+	if (fflush(f) || fsync(fileno(f))) {
+		err = errno;
+		fclose(f);
+		errno = err;
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+/* rename() replaces a link rather than follow it; refuse one anyway. */
+static int put_in_place(int i)
+{
+	struct stat st;
+	char *copy;
+	int dfd;
+
+	if (!lstat(rec.path[i], &st) && !S_ISREG(st.st_mode)) {
+		com_err(program_name, 0, "the record %s is no longer a "
+			"regular file (a symbolic link?): left in %s",
+			rec.path[i], rec.tmp[i]);
+		free(rec.tmp[i]);	/* keep it: the record is in it */
+		rec.tmp[i] = NULL;
+		return -1;
+	}
+	if (rename(rec.tmp[i], rec.path[i])) {
+		com_err(program_name, errno, "while renaming %s to the record "
+			"%s", rec.tmp[i], rec.path[i]);
+		return -1;
+	}
+	free(rec.tmp[i]);
+	rec.tmp[i] = NULL;
+	/* The rename itself must survive a crash. */
+	copy = strdup(rec.path[i]);
+	if (copy) {
+		dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+		free(copy);
+	}
+	return 0;
+}
+
+int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		 int status, errcode_t err, const char *why)
+{
+	static char errbuf[400];
+	struct facts x;
+	int i;
+
+	if (!record_wanted())
+		return 0;
+	memset(&x, 0, sizeof(x));
+	x.ctx = ctx;
+	x.o = o;
+	x.status = status;
+	if (!why && err) {
+		if (ctx && ctx->detail[0])
+			snprintf(errbuf, sizeof(errbuf), "%s (%s)",
+				 error_message(err), ctx->detail);
+		else
+			snprintf(errbuf, sizeof(errbuf), "%s",
+				 error_message(err));
+		why = errbuf;
+	}
+	x.why = why;
+	identify(o->device, &x.dev);
+	decide_outcome(o, status, why, &x.out);
+	x.fs = ctx ? json_facts() : NULL;
+	ext2fs_get_library_version(&x.lib_ver, &x.lib_date);
+	x.person = operator_name(&x.person_from);
+	if (uname(&x.uts))
+		snprintf(x.uts.nodename, sizeof(x.uts.nodename), "unknown");
+	iso_time(rec.start, x.start, sizeof(x.start));
+	iso_time(time(NULL), x.end, sizeof(x.end));
+	mode_options(o, x.mode, sizeof(x.mode));
+	x.nist = nist_category(o, status, &x.out, &x.nist_statement);
+	verification(ctx, &x.out, x.verify, sizeof(x.verify));
+
+	for (i = 0; i < REC_FILES; i++) {
+		if (finish_file(i, &x)) {
+			com_err(program_name, errno, "while writing the "
+				"record %s", rec.path[i]);
+			return -1;
+		}
+	}
+	/* The JSON form first: the text is what people look for. */
+	if (put_in_place(REC_JSON) || put_in_place(REC_TEXT))
+		return -1;
+	return 0;
+}
