@@ -832,12 +832,64 @@ static errcode_t map_through_history(struct discover *d,
 	return err;
 }
 
+/*
+ * The blocks a record counts for its map (i_blocks, in blocks, less its
+ * EA block, which every inode sharing it is charged for).
+ */
+static blk64_t record_blocks(ext2_filsys fs, struct ext2_inode_large *in)
+{
+	blk64_t n = ext2fs_get_stat_i_blocks(fs, (struct ext2_inode *)in) /
+		    (fs->blocksize / 512);
+
+	if (n && ext2fs_file_acl_block(fs, (struct ext2_inode *)in))
+		n--;
+	return n;
+}
+
+static int cmp_ext_pblk(const void *a, const void *b)
+{
+	const struct e2sr_extent *x = a, *y = b;
+
+	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
+}
+
+/* The distinct blocks of a file's map, EA blocks aside. */
+static errcode_t map_distinct(const struct e2sr_file *f, blk64_t *count)
+{
+	struct e2sr_extent *e;
+	blk64_t end = 0, n = 0, s, t;
+	size_t i, k = 0;
+
+	*count = 0;
+	if (!f->map_count)
+		return 0;
+	e = malloc(f->map_count * sizeof(*e));
+	if (!e)
+		return EXT2_ET_NO_MEMORY;
+	for (i = 0; i < f->map_count; i++)
+		if (f->map[i].kind != E2SR_EXT_EA && f->map[i].len)
+			e[k++] = f->map[i];
+	qsort(e, k, sizeof(*e), cmp_ext_pblk);
+	for (i = 0; i < k; i++) {
+		s = e[i].pblk > end ? e[i].pblk : end;
+		t = e[i].pblk + e[i].len;
+		if (t > s)
+			n += t - s;
+		if (t > end)
+			end = t;
+	}
+	free(e);
+	*count = n;
+	return 0;
+}
+
 /* Map one historic record and fold its extents into the file. */
 static errcode_t map_version(struct discover *d, size_t fidx,
 			     const struct iversion *iv)
 {
 	struct e2sr_ctx *ctx = d->ctx;
 	struct e2sr_file tmp, *file;
+	blk64_t said;
 	size_t i, n;
 	errcode_t err;
 
@@ -859,6 +911,9 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	file->versions_mapped++;
 	if (EXT2_I_SIZE(d->inode) || d->inode->i_blocks)
 		file->had_data = 1;
+	said = record_blocks(ctx->fs, d->inode);
+	if (said > file->blocks_said)
+		file->blocks_said = said;
 	n = file->map_count + tmp.map_count;
 	if (tmp.map_count && n > file->map_alloc) {
 		struct e2sr_extent *m = realloc(file->map, n * sizeof(*m));
@@ -1424,6 +1479,28 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	err = map_ranges(d, (size_t)idx, iv->ino, iv->generation);
 	if (err)
 		return err;
+	/*
+	 * A version counted more blocks than every map read for the file
+	 * names: some of them were in copies gone by now (a fast-commit
+	 * area written over before a full commit logged the tree block), and
+	 * their bytes are where nothing says.  EA inodes' values are charged
+	 * to their owner: not counted here.
+	 */
+	file = &ctx->inv.files[idx];
+	if (!d->ea_inode && file->blocks_said &&
+	    (file->state == E2SR_STATE_DELETED ||
+	     file->state == E2SR_STATE_HISTORIC)) {
+		blk64_t known;
+
+		err = map_distinct(file, &known);
+		if (err)
+			return err;
+		if (known < file->blocks_said) {
+			file->map_status |= E2SR_MAP_DAMAGED;
+			if (!file->map_error)
+				file->map_error = E2SR_ERR_MAP_SHORT;
+		}
+	}
 	/*
 	 * No version shows a map.  Empty only if the journal shows the
 	 * record's whole life: else its map may be in copies gone by now.

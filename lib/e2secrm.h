@@ -104,6 +104,7 @@ struct e2sr_file {
 	__u32			versions;	/* journal copies of the record */
 	__u32			versions_mapped; /* distinct maps among them */
 	int			had_data;	/* some version had size/blocks */
+	blk64_t			blocks_said;	/* most a version counted */
 	ext2_ino_t		ea_owner;	/* an EA inode: whose value */
 };
 

@@ -6,7 +6,8 @@
 set -e
 pkgs="build-essential autoconf pkg-config e2fsprogs libext2fs-dev comerr-dev
 uuid-dev libcmocka-dev e2fsprogs sleuthkit extundelete ext4magic xfsprogs
-zerofree clang libclang-rt-dev jq debhelper dpkg-dev fakeroot lintian"
+zerofree clang libclang-rt-dev jq debhelper dpkg-dev fakeroot lintian
+xz-utils"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
