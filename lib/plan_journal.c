@@ -40,7 +40,12 @@ struct jplan {
 	size_t			ninos;
 	/* Every 4-byte word of a copy is looked up: most miss here. */
 	unsigned char		filter[INO_FILTER_BYTES];
+	unsigned char		*bits;		/* by inode number, or NULL */
+	ext2_ino_t		nbits;
 };
+
+/* Up to this many inodes (16 MiB of bits) the set is a bit array. */
+#define INO_BITS_MAX		(1U << 27)
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -66,17 +71,41 @@ static int cmp_jplan(const void *a, const void *b)
 	return x->why < y->why ? -1 : x->why > y->why;
 }
 
+/*
+ * The set of secure-delete inode numbers: a bit per inode of the file
+ * system where that is small enough (every word of every name block is
+ * looked up, and with thousands of them a filter on the low bits lets
+ * most directory entries through to a binary search), else a filter on
+ * the low 16 bits before the search.
+ */
 static void filter_build(struct jplan *p)
 {
+	ext2_ino_t n = p->ctx->fs->super->s_inodes_count;
 	size_t i;
 
 	memset(p->filter, 0, sizeof(p->filter));
 	for (i = 0; i < p->ninos; i++)
 		p->filter[(p->inos[i] & 0xffff) >> 3] |= 1 << (p->inos[i] & 7);
+	p->bits = NULL;
+	if (!p->ninos || n > INO_BITS_MAX ||
+	    ext2fs_get_memzero(n / 8 + 1, &p->bits))
+		return;		/* the filter and the search will do */
+	p->nbits = n;
+	for (i = 0; i < p->ninos; i++)
+		if (p->inos[i] <= n)
+			p->bits[p->inos[i] >> 3] |= 1 << (p->inos[i] & 7);
+}
+
+static void filter_free(struct jplan *p)
+{
+	ext2fs_free_mem(&p->bits);
 }
 
 static int filter_hit(const struct jplan *p, ext2_ino_t ino)
 {
+	if (p->bits)
+		return ino && ino <= p->nbits &&
+		       (p->bits[ino >> 3] & (1 << (ino & 7)));
 	return ino && (p->filter[(ino & 0xffff) >> 3] & (1 << (ino & 7)));
 }
 
@@ -84,6 +113,8 @@ static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
 {
 	if (!filter_hit(p, ino))
 		return 0;
+	if (p->bits)
+		return 1;
 	return bsearch(&ino, p->inos, p->ninos, sizeof(*p->inos),
 		       cmp_u32) != NULL;
 }
@@ -549,6 +580,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	nf.blob_len = blob_len;
 	err = for_name_blocks(ctx, block_names, &nf);
 	n = nf.n;
+	filter_free(&p);
 	free(inos);
 	if (err) {
 		free(*hashes);
@@ -1037,6 +1069,7 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	     (ctx->sanitize & E2SR_FREE_JOURNAL) &&
 	     i < ctx->journal->jsb.maxlen; i++)
 		err = plan_jblock(plan, (__u32)i, E2SR_JWHY_ALL, 0);
+	filter_free(&p);
 	free(p.inos);
 	if (err)
 		return err;
