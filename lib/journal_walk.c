@@ -253,7 +253,11 @@ static errcode_t scan_log(struct walk *w)
 		/* What is not jbd2's own may hold a copy, descriptor or not. */
 		if (ext2fs_be32_to_cpu(*(const __u32 *)b) != E2SR_JBD2_MAGIC &&
 		    !e2sr_all_zero(b, jsb->blocksize))
-			w->out->stale[w->out->nstale++] = pos;
+		{
+			w->out->stale[(pos - jsb->first) >> 3] |=
+				1 << ((pos - jsb->first) & 7);
+			w->out->nstale++;
+		}
 	}
 	return 0;
 }
@@ -408,7 +412,7 @@ errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 	out->commits = calloc(w.loglen, sizeof(*out->commits));
 	out->revokes = calloc(w.loglen, sizeof(*out->revokes));
 	out->blocks = calloc(w.loglen, sizeof(*out->blocks));
-	out->stale = calloc(w.loglen, sizeof(*out->stale));
+	out->stale = calloc(w.loglen / 8 + 1, 1);
 	if (!w.tags || !w.claim_of || !w.claims || !w.descs || !w.scratch ||
 	    !out->commits || !out->revokes || !out->blocks || !out->stale) {
 		err = EXT2_ET_NO_MEMORY;
@@ -440,4 +444,15 @@ void e2sr_journal_walk_free(struct e2sr_jwalk *w)
 	free(w->revokes);
 	free(w->stale);
 	memset(w, 0, sizeof(*w));
+}
+
+/* Whether log block @jblock holds bytes that are not jbd2's own. */
+int e2sr_jwalk_stale(const struct e2sr_jwalk *w, __u32 jblock)
+{
+	__u32 i;
+
+	if (!w->stale || jblock < w->jsb.first || jblock >= w->jsb.last)
+		return 0;
+	i = jblock - w->jsb.first;
+	return !!(w->stale[i >> 3] & (1 << (i & 7)));
 }

@@ -64,8 +64,8 @@ struct e2sr_jwalk {
 	 * Every block of the log that holds bytes and is not jbd2's own
 	 * (no magic): copies, attributed or not, where names can be.
 	 */
-	__u32			*stale;
-	size_t			nstale;
+	__u8			*stale;		/* a bit per log block */
+	size_t			nstale;		/* from jsb.first; how many */
 
 	__u32			descriptors;	/* that parsed */
 	__u32			bad_blocks;	/* magic, no parse */
@@ -76,5 +76,6 @@ struct e2sr_jwalk {
 errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 			    struct e2sr_jwalk *out);
 void e2sr_journal_walk_free(struct e2sr_jwalk *w);
+int e2sr_jwalk_stale(const struct e2sr_jwalk *w, __u32 jblock);
 
 #endif /* E2SR_JOURNAL_WALK_H */

@@ -604,12 +604,14 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	/*
 	 * Descriptors first, as e2fsck does: reading the bitmaps of groups
 	 * whose descriptors point anywhere makes libext2fs mark blocks
-	 * outside the filesystem (and say so on stderr).
+	 * outside the filesystem (and say so on stderr).  Its own block
+	 * bitmap takes the default type: a flat one of a 2 TiB filesystem
+	 * is 64 MiB, so the type is chosen first.
 	 */
+	ctx->fs->default_bitmap_type = e2sr_bitmap_type(ctx->fs);
 	err = ext2fs_check_desc(ctx->fs);
 	if (err)
 		return err;
-	ctx->fs->default_bitmap_type = e2sr_bitmap_type(ctx->fs);
 	err = ext2fs_read_bitmaps(ctx->fs);
 	if (err)
 		return err;

@@ -44,8 +44,8 @@ struct jplan {
 	ext2_ino_t		nbits;
 };
 
-/* Up to this many inodes (16 MiB of bits) the set is a bit array. */
-#define INO_BITS_MAX		(1U << 27)
+/* Up to this inode number (2 MiB of bits) the set is a bit array. */
+#define INO_BITS_MAX		(1U << 24)
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -80,7 +80,7 @@ static int cmp_jplan(const void *a, const void *b)
  */
 static void filter_build(struct jplan *p)
 {
-	ext2_ino_t n = p->ctx->fs->super->s_inodes_count;
+	ext2_ino_t n = p->ninos ? p->inos[p->ninos - 1] : 0;
 	size_t i;
 
 	memset(p->filter, 0, sizeof(p->filter));
@@ -479,25 +479,28 @@ static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 	const struct e2sr_jwalk *w = &h->walk;
 	unsigned int bs = ctx->journal->blocksize;
 	const unsigned char *b;
-	size_t i, k = 0;
+	size_t k = 0;
+	__u32 jb;
 	int itable;
 	errcode_t err;
 
-	for (i = 0; i < w->nstale; i++) {
+	for (jb = w->jsb.first; w->nstale && jb < w->jsb.last; jb++) {
+		if (!e2sr_jwalk_stale(w, jb))
+			continue;
 		if (ctx->cancel && *ctx->cancel)
 			return E2SR_ERR_CANCELLED;
-		while (k < h->n && h->v[h->by_jblock[k]].jblock < w->stale[i])
+		while (k < h->n && h->v[h->by_jblock[k]].jblock < jb)
 			k++;
 		itable = k < h->n &&
-			 h->v[h->by_jblock[k]].jblock == w->stale[i] &&
+			 h->v[h->by_jblock[k]].jblock == jb &&
 			 h->v[h->by_jblock[k]].kind == E2SR_JK_ITABLE;
-		err = e2sr_journal_block(ctx->journal, w->stale[i], &b);
+		err = e2sr_journal_block(ctx->journal, jb, &b);
 		if (err)
 			return err;
 		if (itable)
-			err = itable_names(ctx, w->stale[i], b, fn, priv);
+			err = itable_names(ctx, jb, b, fn, priv);
 		else if (dir_shaped(b, bs))
-			err = fn(ctx, w->stale[i], b, 0, bs, 1, priv);
+			err = fn(ctx, jb, b, 0, bs, 1, priv);
 		if (err)
 			return err;
 	}
