@@ -127,15 +127,10 @@ static errcode_t map_add(struct map_walk *w, blk64_t pblk, blk64_t lblk,
 			return 0;
 		}
 	}
-	if (file->map_count == file->map_alloc) {
-		size_t n = file->map_alloc ? file->map_alloc * 2 : 8;
-		struct e2sr_extent *m = realloc(file->map, n * sizeof(*m));
-
-		if (!m)
-			return EXT2_ET_NO_MEMORY;
-		file->map = m;
-		file->map_alloc = n;
-	}
+	if (file->map_count == file->map_alloc &&
+	    e2sr_array_room(&file->map, &file->map_alloc, file->map_count + 1,
+			    sizeof(*file->map)))
+		return EXT2_ET_NO_MEMORY;
 	e = &file->map[file->map_count++];
 	e->pblk = pblk;
 	e->lblk = lblk;

@@ -282,15 +282,10 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 
 static errcode_t add_name_dir(struct e2sr_plan *plan, ext2_ino_t dir)
 {
-	if (plan->name_dir_count == plan->name_dir_alloc) {
-		size_t n = plan->name_dir_alloc ? plan->name_dir_alloc * 2 : 8;
-		ext2_ino_t *d = realloc(plan->name_dirs, n * sizeof(*d));
-
-		if (!d)
-			return EXT2_ET_NO_MEMORY;
-		plan->name_dirs = d;
-		plan->name_dir_alloc = n;
-	}
+	if (plan->name_dir_count == plan->name_dir_alloc &&
+	    e2sr_array_room(&plan->name_dirs, &plan->name_dir_alloc,
+			    plan->name_dir_count + 1, sizeof(*plan->name_dirs)))
+		return EXT2_ET_NO_MEMORY;
 	plan->name_dirs[plan->name_dir_count++] = dir;
 	return 0;
 }

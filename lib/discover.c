@@ -118,15 +118,10 @@ static int cmp_identity(const void *a, const void *b)
 
 static errcode_t add_version(struct discover *d, const struct iversion *iv)
 {
-	if (d->n == d->alloc) {
-		size_t na = d->alloc ? d->alloc * 2 : 64;
-		struct iversion *nv = realloc(d->v, na * sizeof(*nv));
-
-		if (!nv)
-			return EXT2_ET_NO_MEMORY;
-		d->v = nv;
-		d->alloc = na;
-	}
+	if (d->n == d->alloc &&
+	    e2sr_array_room(&d->v, &d->alloc, d->n + 1,
+			    sizeof(*d->v)))
+		return EXT2_ET_NO_MEMORY;
 	d->v[d->n++] = *iv;
 	return 0;
 }
@@ -239,16 +234,10 @@ static void fc_reset(struct fc_collect *c)
 	c->nseen = 0;
 }
 
-static errcode_t grow(void **v, size_t *alloc, size_t size)
+/* Room for one more in an array of @alloc, full. */
+static errcode_t grow(void *v, size_t *alloc, size_t size)
 {
-	size_t na = *alloc ? *alloc * 2 : 64;
-	void *n = realloc(*v, na * size);
-
-	if (!n)
-		return EXT2_ET_NO_MEMORY;
-	*v = n;
-	*alloc = na;
-	return 0;
+	return e2sr_array_room(v, alloc, *alloc + 1, size);
 }
 
 /* Raw inodes that fast commits logged: versions too.  @gen: its own. */
@@ -292,7 +281,7 @@ static errcode_t note_seen(struct fc_collect *c, ext2_ino_t ino, __u32 gen)
 	errcode_t err;
 
 	if (c->nseen == c->aseen) {
-		err = grow((void **)&c->seen, &c->aseen, sizeof(*c->seen));
+		err = grow(&c->seen, &c->aseen, sizeof(*c->seen));
 		if (err)
 			return err;
 	}
@@ -352,7 +341,7 @@ static errcode_t fc_commit(struct fc_collect *c)
 		if (!seen_generation(c, c->pend[i].ino, &gen))
 			continue;
 		if (d->nr == d->ralloc) {
-			err = grow((void **)&d->r, &d->ralloc, sizeof(*d->r));
+			err = grow(&d->r, &d->ralloc, sizeof(*d->r));
 			if (err)
 				return err;
 		}
@@ -401,7 +390,7 @@ static errcode_t fc_tag(void *priv, const struct e2sr_fc_rec *rec)
 		if (!rec->count)
 			break;
 		if (c->npend == c->apend) {
-			err = grow((void **)&c->pend, &c->apend,
+			err = grow(&c->pend, &c->apend,
 				   sizeof(*c->pend));
 			if (err)
 				break;
@@ -565,7 +554,7 @@ static errcode_t first_look(struct discover *d, struct cand **out,
 			if (!flags && !r[0] && !r[1] && !v->escaped)
 				continue;	/* never used */
 			if (n == alloc) {
-				err = grow((void **)&c, &alloc, sizeof(*c));
+				err = grow(&c, &alloc, sizeof(*c));
 				if (err) {
 					free(c);
 					return err;
@@ -915,15 +904,10 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	if (said > file->blocks_said)
 		file->blocks_said = said;
 	n = file->map_count + tmp.map_count;
-	if (tmp.map_count && n > file->map_alloc) {
-		struct e2sr_extent *m = realloc(file->map, n * sizeof(*m));
-
-		if (!m) {
-			e2sr_file_free(&tmp);
-			return EXT2_ET_NO_MEMORY;
-		}
-		file->map = m;
-		file->map_alloc = n;
+	if (tmp.map_count && e2sr_array_room(&file->map, &file->map_alloc, n,
+					     sizeof(*file->map))) {
+		e2sr_file_free(&tmp);
+		return EXT2_ET_NO_MEMORY;
 	}
 	for (i = 0; i < tmp.map_count; i++) {
 		tmp.map[i].historic = 1;
@@ -952,16 +936,9 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 static errcode_t add_jcopy(struct e2sr_inventory *inv,
 			   const struct iversion *iv, unsigned int isize)
 {
-	if (inv->jcopy_count == inv->jcopy_alloc) {
-		size_t na = inv->jcopy_alloc ? inv->jcopy_alloc * 2 : 64;
-		struct e2sr_jcopy *n = realloc(inv->jcopies,
-					       na * sizeof(*n));
-
-		if (!n)
-			return EXT2_ET_NO_MEMORY;
-		inv->jcopies = n;
-		inv->jcopy_alloc = na;
-	}
+	if (e2sr_array_room(&inv->jcopies, &inv->jcopy_alloc,
+			    inv->jcopy_count + 1, sizeof(*inv->jcopies)))
+		return EXT2_ET_NO_MEMORY;
 	inv->jcopies[inv->jcopy_count].jblock = iv->jblock;
 	inv->jcopies[inv->jcopy_count].ino = iv->ino;
 	inv->jcopies[inv->jcopy_count].off = iv->len ? 0 : iv->offset;
@@ -1103,15 +1080,10 @@ static errcode_t map_ranges(struct discover *d, size_t idx, ext2_ino_t ino,
 				file->map_error = EXT2_ET_BAD_BLOCK_NUM;
 			continue;
 		}
-		if (file->map_count == file->map_alloc) {
-			size_t na = file->map_alloc ? file->map_alloc * 2 : 8;
-
-			e = realloc(file->map, na * sizeof(*e));
-			if (!e)
-				return EXT2_ET_NO_MEMORY;
-			file->map = e;
-			file->map_alloc = na;
-		}
+		if (file->map_count == file->map_alloc &&
+		    e2sr_array_room(&file->map, &file->map_alloc,
+				    file->map_count + 1, sizeof(*file->map)))
+			return EXT2_ET_NO_MEMORY;
 		for (k = 0, nfree = 0; k < r->len; k++)
 			if (!ext2fs_test_block_bitmap2(fs->block_map,
 						       r->pblk + k))

@@ -512,6 +512,10 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
 /* zero.c */
 int e2sr_all_zero(const void *buf, size_t len);
 
+/* array.c */
+errcode_t e2sr_array_room(void *ptr, size_t *alloc, size_t need,
+			  size_t size);
+
 /* wipe_io.c: the one guarded write path */
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,

@@ -44,15 +44,10 @@ static __u16 le16(const unsigned char *p)
 static errcode_t add_ref(struct e2sr_ea_refs *refs,
 			 const struct e2sr_ea_ref *r)
 {
-	if (refs->n == refs->alloc) {
-		size_t na = refs->alloc ? refs->alloc * 2 : 16;
-		struct e2sr_ea_ref *v = realloc(refs->v, na * sizeof(*v));
-
-		if (!v)
-			return EXT2_ET_NO_MEMORY;
-		refs->v = v;
-		refs->alloc = na;
-	}
+	if (refs->n == refs->alloc &&
+	    e2sr_array_room(&refs->v, &refs->alloc, refs->n + 1,
+			    sizeof(*refs->v)))
+		return EXT2_ET_NO_MEMORY;
 	refs->v[refs->n++] = *r;
 	return 0;
 }

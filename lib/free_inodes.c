@@ -166,15 +166,10 @@ static errcode_t add_run(struct e2sr_plan *plan, dgrp_t group, blk64_t blk)
 			return 0;
 		}
 	}
-	if (plan->itable_runs == plan->itable_alloc) {
-		size_t na = plan->itable_alloc ? plan->itable_alloc * 2 : 64;
-
-		r = realloc(plan->itable, na * sizeof(*r));
-		if (!r)
-			return EXT2_ET_NO_MEMORY;
-		plan->itable = r;
-		plan->itable_alloc = na;
-	}
+	if (plan->itable_runs == plan->itable_alloc &&
+	    e2sr_array_room(&plan->itable, &plan->itable_alloc,
+			    plan->itable_runs + 1, sizeof(*plan->itable)))
+		return EXT2_ET_NO_MEMORY;
 	r = &plan->itable[plan->itable_runs++];
 	r->group = group;
 	r->blk = blk;

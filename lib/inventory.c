@@ -38,15 +38,10 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 			     struct e2sr_file **ret)
 {
-	if (inv->count == inv->alloc) {
-		size_t n = inv->alloc ? inv->alloc * 2 : 16;
-		struct e2sr_file *f = realloc(inv->files, n * sizeof(*f));
-
-		if (!f)
-			return EXT2_ET_NO_MEMORY;
-		inv->files = f;
-		inv->alloc = n;
-	}
+	if (inv->count == inv->alloc &&
+	    e2sr_array_room(&inv->files, &inv->alloc, inv->count + 1,
+			    sizeof(*inv->files)))
+		return EXT2_ET_NO_MEMORY;
 	*ret = &inv->files[inv->count++];
 	memset(*ret, 0, sizeof(**ret));
 	return 0;
@@ -61,15 +56,10 @@ static errcode_t note_dir(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	if (!LINUX_S_ISDIR(inode->i_mode) || !inode->i_links_count ||
 	    !ext2fs_test_inode_bitmap2(ctx->fs->inode_map, ino))
 		return 0;
-	if (inv->dir_count == inv->dir_alloc) {
-		size_t n = inv->dir_alloc ? inv->dir_alloc * 2 : 64;
-		ext2_ino_t *d = realloc(inv->dirs, n * sizeof(*d));
-
-		if (!d)
-			return EXT2_ET_NO_MEMORY;
-		inv->dirs = d;
-		inv->dir_alloc = n;
-	}
+	if (inv->dir_count == inv->dir_alloc &&
+	    e2sr_array_room(&inv->dirs, &inv->dir_alloc, inv->dir_count + 1,
+			    sizeof(*inv->dirs)))
+		return EXT2_ET_NO_MEMORY;
 	inv->dirs[inv->dir_count++] = ino;
 	return 0;
 }

@@ -109,15 +109,10 @@ static errcode_t add_dirrun(struct live_walk *w, blk64_t pblk, blk64_t len)
 	struct e2sr_livemap *lm = &w->ctx->live;
 	struct e2sr_dirrun *r;
 
-	if (lm->dirrun_count == lm->dirrun_alloc) {
-		size_t n = lm->dirrun_alloc ? lm->dirrun_alloc * 2 : 256;
-
-		r = realloc(lm->dirruns, n * sizeof(*r));
-		if (!r)
-			return EXT2_ET_NO_MEMORY;
-		lm->dirruns = r;
-		lm->dirrun_alloc = n;
-	}
+	if (lm->dirrun_count == lm->dirrun_alloc &&
+	    e2sr_array_room(&lm->dirruns, &lm->dirrun_alloc,
+			    lm->dirrun_count + 1, sizeof(*lm->dirruns)))
+		return EXT2_ET_NO_MEMORY;
 	r = &lm->dirruns[lm->dirrun_count++];
 	r->pblk = pblk;
 	r->len = len;
@@ -366,17 +361,10 @@ static errcode_t walk_indirect(struct live_walk *w)
 
 static errcode_t add_inline_dir(struct e2sr_livemap *lm, ext2_ino_t ino)
 {
-	ext2_ino_t *d;
-
-	if (lm->inline_count == lm->inline_alloc) {
-		size_t n = lm->inline_alloc ? lm->inline_alloc * 2 : 16;
-
-		d = realloc(lm->inline_dirs, n * sizeof(*d));
-		if (!d)
-			return EXT2_ET_NO_MEMORY;
-		lm->inline_dirs = d;
-		lm->inline_alloc = n;
-	}
+	if (lm->inline_count == lm->inline_alloc &&
+	    e2sr_array_room(&lm->inline_dirs, &lm->inline_alloc,
+			    lm->inline_count + 1, sizeof(*lm->inline_dirs)))
+		return EXT2_ET_NO_MEMORY;
 	lm->inline_dirs[lm->inline_count++] = ino;
 	/* Their slack is not read here: the names plan reads them all. */
 	ext2fs_mark_inode_bitmap2(lm->residue_dirs, ino);

@@ -171,7 +171,6 @@ static errcode_t get_block(struct e2sr_overlay *ov, io_channel inner,
 			   blk64_t blk, int whole, unsigned char **ret)
 {
 	size_t i = first_at(ov, blk);
-	struct ov_block *nb;
 	unsigned char *data;
 	errcode_t err;
 
@@ -181,15 +180,10 @@ static errcode_t get_block(struct e2sr_overlay *ov, io_channel inner,
 	}
 	if ((__u64)(ov->n + 1) * ov->unit > ov->max_bytes)
 		return E2SR_ERR_OVERLAY_FULL;
-	if (ov->n == ov->alloc) {
-		size_t na = ov->alloc ? ov->alloc * 2 : 64;
-
-		nb = realloc(ov->blocks, na * sizeof(*nb));
-		if (!nb)
-			return EXT2_ET_NO_MEMORY;
-		ov->blocks = nb;
-		ov->alloc = na;
-	}
+	if (ov->n == ov->alloc &&
+	    e2sr_array_room(&ov->blocks, &ov->alloc, ov->n + 1,
+			    sizeof(*ov->blocks)))
+		return EXT2_ET_NO_MEMORY;
 	data = malloc(ov->unit);
 	if (!data)
 		return EXT2_ET_NO_MEMORY;

@@ -43,15 +43,10 @@ int e2sr_plan_empty(const struct e2sr_plan *plan)
 
 static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
 {
-	if (plan->inode_count == plan->inode_alloc) {
-		size_t n = plan->inode_alloc ? plan->inode_alloc * 2 : 16;
-		ext2_ino_t *v = realloc(plan->inodes, n * sizeof(*v));
-
-		if (!v)
-			return EXT2_ET_NO_MEMORY;
-		plan->inodes = v;
-		plan->inode_alloc = n;
-	}
+	if (plan->inode_count == plan->inode_alloc &&
+	    e2sr_array_room(&plan->inodes, &plan->inode_alloc,
+			    plan->inode_count + 1, sizeof(*plan->inodes)))
+		return EXT2_ET_NO_MEMORY;
 	plan->inodes[plan->inode_count++] = ino;
 	return 0;
 }

@@ -126,16 +126,9 @@ static errcode_t plan_part(struct e2sr_plan *plan, __u32 jblock,
 {
 	struct e2sr_jplan *e;
 
-	if (plan->journal_count == plan->journal_alloc) {
-		size_t na = plan->journal_alloc ? plan->journal_alloc * 2 : 64;
-		struct e2sr_jplan *n = realloc(plan->journal,
-					       na * sizeof(*n));
-
-		if (!n)
-			return EXT2_ET_NO_MEMORY;
-		plan->journal = n;
-		plan->journal_alloc = na;
-	}
+	if (e2sr_array_room(&plan->journal, &plan->journal_alloc,
+			    plan->journal_count + 1, sizeof(*plan->journal)))
+		return EXT2_ET_NO_MEMORY;
 	e = &plan->journal[plan->journal_count++];
 	memset(e, 0, sizeof(*e));
 	e->jblock = jblock;
@@ -234,15 +227,8 @@ static __u32 name_hash(const unsigned char *name, unsigned int len)
 
 static errcode_t add_hash(__u32 **set, size_t *n, size_t *alloc, __u32 h)
 {
-	if (*n == *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 64;
-		__u32 *v = realloc(*set, na * sizeof(*v));
-
-		if (!v)
-			return EXT2_ET_NO_MEMORY;
-		*set = v;
-		*alloc = na;
-	}
+	if (e2sr_array_room(set, alloc, *n + 1, sizeof(**set)))
+		return EXT2_ET_NO_MEMORY;
 	(*set)[(*n)++] = h;
 	return 0;
 }
@@ -258,18 +244,8 @@ static errcode_t add_hash(__u32 **set, size_t *n, size_t *alloc, __u32 h)
 static errcode_t add_name(unsigned char **blob, size_t *len, size_t *alloc,
 			  const unsigned char *name, unsigned int n)
 {
-	if (*len + 1 + n > *alloc) {
-		size_t na = *alloc ? *alloc * 2 : 4096;
-		unsigned char *v;
-
-		while (na < *len + 1 + n)
-			na *= 2;
-		v = realloc(*blob, na);
-		if (!v)
-			return EXT2_ET_NO_MEMORY;
-		*blob = v;
-		*alloc = na;
-	}
+	if (e2sr_array_room(blob, alloc, *len + 1 + n, 1))
+		return EXT2_ET_NO_MEMORY;
 	(*blob)[(*len)++] = n;
 	memcpy(*blob + *len, name, n);
 	*len += n;
@@ -329,16 +305,10 @@ static errcode_t add_name_copy(struct e2sr_ctx *ctx, __u32 jblock,
 {
 	struct e2sr_name_copy *c;
 
-	if (ctx->name_copy_count == ctx->name_copy_alloc) {
-		size_t na = ctx->name_copy_alloc ?
-			    ctx->name_copy_alloc * 2 : 64;
-
-		c = realloc(ctx->name_copies, na * sizeof(*c));
-		if (!c)
-			return EXT2_ET_NO_MEMORY;
-		ctx->name_copies = c;
-		ctx->name_copy_alloc = na;
-	}
+	if (e2sr_array_room(&ctx->name_copies, &ctx->name_copy_alloc,
+			    ctx->name_copy_count + 1,
+			    sizeof(*ctx->name_copies)))
+		return EXT2_ET_NO_MEMORY;
 	c = &ctx->name_copies[ctx->name_copy_count++];
 	c->jblock = jblock;
 	c->ino = ino;

@@ -60,15 +60,10 @@ static errcode_t note_extent(struct e2sr_inventory *inv, ext2_ino_t ino,
 			return 0;
 		}
 	}
-	if (inv->unwritten_count == inv->unwritten_alloc) {
-		size_t na = inv->unwritten_alloc ? inv->unwritten_alloc * 2 : 16;
-
-		u = realloc(inv->unwritten, na * sizeof(*u));
-		if (!u)
-			return EXT2_ET_NO_MEMORY;
-		inv->unwritten = u;
-		inv->unwritten_alloc = na;
-	}
+	if (inv->unwritten_count == inv->unwritten_alloc &&
+	    e2sr_array_room(&inv->unwritten, &inv->unwritten_alloc,
+			    inv->unwritten_count + 1, sizeof(*inv->unwritten)))
+		return EXT2_ET_NO_MEMORY;
 	u = &inv->unwritten[inv->unwritten_count++];
 	u->ino = ino;
 	u->lblk = ext->e_lblk;
@@ -152,16 +147,9 @@ static errcode_t plan_run(struct e2sr_plan *plan,
 			return 0;
 		}
 	}
-	if (plan->unwritten_runs == plan->unwritten_alloc) {
-		size_t na = plan->unwritten_alloc ?
-			    plan->unwritten_alloc * 2 : 16;
-
-		u = realloc(plan->unwritten, na * sizeof(*u));
-		if (!u)
-			return EXT2_ET_NO_MEMORY;
-		plan->unwritten = u;
-		plan->unwritten_alloc = na;
-	}
+	if (e2sr_array_room(&plan->unwritten, &plan->unwritten_alloc,
+			    plan->unwritten_runs + 1, sizeof(*plan->unwritten)))
+		return EXT2_ET_NO_MEMORY;
 	plan->unwritten[plan->unwritten_runs++] = *r;
 	plan->unwritten_count += r->len;
 	return 0;
@@ -294,15 +282,10 @@ static errcode_t add_hit(struct residue *rs, ext2_ino_t ino, blk64_t lblk,
 {
 	struct e2sr_unwritten *u;
 
-	if (rs->count == rs->alloc) {
-		size_t na = rs->alloc ? rs->alloc * 2 : 16;
-
-		u = realloc(rs->hits, na * sizeof(*u));
-		if (!u)
-			return EXT2_ET_NO_MEMORY;
-		rs->hits = u;
-		rs->alloc = na;
-	}
+	if (rs->count == rs->alloc &&
+	    e2sr_array_room(&rs->hits, &rs->alloc, rs->count + 1,
+			    sizeof(*rs->hits)))
+		return EXT2_ET_NO_MEMORY;
 	u = &rs->hits[rs->count++];
 	u->ino = ino;
 	u->lblk = lblk;

@@ -26,15 +26,10 @@ errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 
 	if (!ctx->verify || ctx->method != E2SR_METHOD_RANDOM)
 		return 0;
-	if (ctx->written_count == ctx->written_alloc) {
-		size_t na = ctx->written_alloc ? ctx->written_alloc * 2 : 64;
-
-		w = realloc(ctx->written, na * sizeof(*w));
-		if (!w)
-			return EXT2_ET_NO_MEMORY;
-		ctx->written = w;
-		ctx->written_alloc = na;
-	}
+	if (ctx->written_count == ctx->written_alloc &&
+	    e2sr_array_room(&ctx->written, &ctx->written_alloc,
+			    ctx->written_count + 1, sizeof(*ctx->written)))
+		return EXT2_ET_NO_MEMORY;
 	w = &ctx->written[ctx->written_count++];
 	w->io = io;
 	w->blk = blk;
