@@ -76,6 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err = e2sr_inventory_scan(ctx);
 	if (!err)
 		err = e2sr_plan_build(ctx);
+	if (!err)
+		fuzz_img_check_jplan(ctx);
 	if (!err && e2sr_execute(ctx) != E2SR_ERR_READ_ONLY) {
 		fprintf(stderr, "fuzz_fcreplay: execute did not refuse a "
 			"read-only run\n");

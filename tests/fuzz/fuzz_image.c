@@ -6,7 +6,10 @@
  * e2sr_open read-only (with the journal recovered in memory when the
  * image needs it), the inventory scan with the journal's history, the
  * plan, and e2sr_execute, which must refuse.  Any crash, hang, leak,
- * sanitizer report, or write to the image (mem_io aborts) is a finding.
+ * sanitizer report, or write to the image (mem_io aborts) is a finding,
+ * and so is a journal plan execute would refuse or misapply
+ * (fuzz_img_check_jplan: blocks out of the log, unsorted, whole and
+ * part mixed, a part whose crc_before is not the block's now).
  * A few runs use --sanitize and --all-free planning, which read more.
  *
  * Copyright (C) 2026 The e2secrm authors.
@@ -41,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!err)
 		err = e2sr_plan_build(ctx);
 	if (!err) {
+		fuzz_img_check_jplan(ctx);
 		(void)e2sr_plan_empty(&ctx->plan);
 		if (e2sr_execute(ctx) != E2SR_ERR_READ_ONLY) {
 			fprintf(stderr, "fuzz_image: execute did not refuse "

@@ -8,7 +8,8 @@
  * test images have few non-zero blocks, so the seeds stay small and the
  * mutator works on what matters: superblock, descriptors, inode tables,
  * directories, tree blocks and the journal.  The image is served by
- * mem_io.c.
+ * mem_io.c.  It also owns the checks of a plan that more than one target
+ * makes (fuzz_img_check_jplan: the journal plan).
  *
  * The engine opens a device by name and checks that the device is as
  * large as the filesystem says: the name handed to it is an unlinked
@@ -23,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crc32c.h"
 #include "e2secrm.h"
 #include "fuzz_img.h"
 #include "mem_io.h"
@@ -84,4 +86,72 @@ struct e2sr_ctx *fuzz_img_ctx(const uint8_t *data, size_t size,
 		return NULL;
 	ctx->io_manager = mem_io_manager;
 	return ctx;
+}
+
+static void jplan_fail(const struct e2sr_plan *plan, size_t i,
+		       const char *what)
+{
+	const struct e2sr_jplan *e = &plan->journal[i];
+
+	fprintf(stderr, "fuzz: journal plan entry %zu of %zu (jblock %u, "
+		"off %u, len %u, why %u): %s\n", i, plan->journal_count,
+		e->jblock, e->off, e->len, e->why, what);
+	abort();
+}
+
+/*
+ * The journal plan as execute will take it: every block inside the log
+ * and fast-commit area, entries sorted by block, a block planned either
+ * whole or in parts (never both), parts inside the block, not
+ * overlapping, and each part's crc_before the checksum of the block as
+ * it reads now, straight from the device (not through the read window
+ * the planner used), since execute refuses to write a part whose block
+ * no longer reads as planned.
+ */
+void fuzz_img_check_jplan(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	const struct e2sr_jplan *e, *prev;
+	struct e2sr_journal *j = ctx->journal;
+	unsigned char *buf;
+	unsigned int bs;
+	size_t i;
+
+	if (!plan->journal_count)
+		return;
+	if (!j) {
+		fprintf(stderr, "fuzz: %zu journal entries planned without "
+			"a journal\n", plan->journal_count);
+		abort();
+	}
+	bs = j->blocksize;
+	buf = malloc(bs);
+	if (!buf)
+		abort();
+	for (i = 0; i < plan->journal_count; i++) {
+		e = &plan->journal[i];
+		prev = i ? e - 1 : NULL;
+		if (e->jblock < j->jsb.first || e->jblock >= j->jsb.maxlen)
+			jplan_fail(plan, i, "outside [first, maxlen)");
+		if (prev && prev->jblock > e->jblock)
+			jplan_fail(plan, i, "not sorted by jblock");
+		if (prev && prev->jblock == e->jblock &&
+		    (!prev->len || !e->len))
+			jplan_fail(plan, i, "a block both whole and in parts, "
+				   "or whole twice");
+		if (!e->len)
+			continue;
+		if (e->off >= bs || e->len > bs - e->off)
+			jplan_fail(plan, i, "a part beyond the block");
+		if (prev && prev->jblock == e->jblock &&
+		    e->off < prev->off + prev->len)
+			jplan_fail(plan, i, "parts out of order or "
+				   "overlapping");
+		if (e2sr_journal_read(j, e->jblock, 1, buf))
+			jplan_fail(plan, i, "the block cannot be read");
+		if (e2sr_crc32c_le(~0U, buf, bs) != e->crc_before)
+			jplan_fail(plan, i, "crc_before is not the block's "
+				   "crc32c as it reads now");
+	}
+	free(buf);
 }

@@ -23,5 +23,6 @@ unsigned char *fuzz_img_load(const uint8_t *data, size_t size);
 const char *fuzz_img_device(void);
 struct e2sr_ctx *fuzz_img_ctx(const uint8_t *data, size_t size,
 			      unsigned char **img);
+void fuzz_img_check_jplan(struct e2sr_ctx *ctx);
 
 #endif /* E2SR_FUZZ_IMG_H */

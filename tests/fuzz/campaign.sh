@@ -1,0 +1,216 @@
+#!/bin/sh
+# campaign.sh --- a fuzz campaign over the whole-image targets whose corpus
+# outlives the session.
+#
+# Owns make fuzz-long.  Each target fuzzes for $FUZZ_LONG_TIME seconds in
+# a work corpus kept outside the tree ($FUZZ_WORK/<target>/corpus), seeded
+# from tests/fuzz/corpus/<target>/ (again each campaign, without
+# overwriting, so that a seed added to the tree is fuzzed too), after the
+# saved reproducers (tests/fuzz/crashes/<target>-*) are replayed.  Then
+# the work corpus is merged (-merge=1) into a fresh minimised directory
+# that starts from the tree's named seeds (the make-corpus.sh images and
+# the regress-* reproducers, which the README cites); when it covers more
+# edges than the tree's corpus, both measured by one pass over them
+# (-runs=0), it replaces tests/fuzz/corpus/<target>/ for the user to
+# commit.  Every campaign adds to a record per target in the work
+# directory (campaigns, seconds, executions, last edges) and a row per
+# target to the Campaigns table of tests/fuzz/README.md.
+#
+# Any crash, leak, timeout, out-of-memory or libext2fs warning
+# (fuzz_warn.c aborts on one) fails the campaign; its input stays in
+# $FUZZ_WORK/<target>/artifacts/.  Nothing is committed.
+#
+# usage: campaign.sh SRCDIR BINARY...
+#	FUZZ_LONG_TIME	seconds per target (1800)
+#	FUZZ_WORK	work directory (/var/tmp/e2secrm-fuzz)
+#
+# Copyright (C) 2026 The e2secrm authors.
+# This file may be redistributed under the terms of the GNU General Public
+# License, version 2.
+set -u
+
+if [ $# -lt 2 ]; then
+	echo "usage: $0 SRCDIR BINARY..." >&2
+	exit 2
+fi
+src=$1
+shift
+secs=${FUZZ_LONG_TIME:-1800}
+root=${FUZZ_WORK:-/var/tmp/e2secrm-fuzz}
+fuzz=$src/tests/fuzz
+readme=$fuzz/README.md
+goal=10000000
+# As run-fuzz.sh: about 128 chunks of a 2 MiB image.
+max_len=131072
+
+case $secs in
+''|*[!0-9]*)	echo "campaign: FUZZ_LONG_TIME must be seconds" >&2
+		exit 2 ;;
+esac
+mkdir -p "$root" || exit 1
+# Two campaigns on one work corpus would race on its files and record.
+exec 9>"$root/.lock"
+if ! flock -n 9; then
+	echo "campaign: another campaign holds $root/.lock" >&2
+	exit 1
+fi
+
+# Computed once: the README and the corpora change under the campaign.
+tree=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
+status=0
+
+# The edges (libFuzzer's cov:) that one pass over directory $2 covers.
+# The pass runs over a copy: libFuzzer must not write into the tree.
+measure_edges() {
+	rm -rf "$work/measure"
+	mkdir -p "$work/measure" || return 1
+	cp "$2"/* "$work/measure/" 2>/dev/null
+	"$1" -runs=0 -max_len=$max_len -timeout=10 -print_final_stats=1 \
+		-artifact_prefix="$work/artifacts/" \
+		"$work/measure" >"$work/measure.log" 2>&1
+	grep -oE 'cov: [0-9]+' "$work/measure.log" | tail -1 | cut -d' ' -f2
+	rm -rf "$work/measure"
+}
+
+# Value @2 of record file @1, 0 when none.
+rec_get() {
+	v=$(sed -n "s/^$2 //p" "$1" 2>/dev/null | tail -1)
+	echo "${v:-0}"
+}
+
+# Appends table row @1 to the Campaigns table of the README, making the
+# section at the end of the file if it is not there yet.
+readme_row() {
+	if ! grep -q '^## Campaigns$' "$readme"; then
+		cat >>"$readme" <<'EOF'
+
+## Campaigns
+
+`make fuzz-long` rows, one per target and campaign (`campaign.sh`).
+Executions are this campaign's; the cumulative count is the work
+corpus's, across campaigns, towards the goal of 10^7 per target.
+
+| date (UTC) | tree | target | seconds | executions | exec/s | edges | cumulative executions | findings |
+|---|---|---|---|---|---|---|---|---|
+EOF
+	fi
+	# After the last table line of the section.
+	awk -v row="$1" '
+		{ line[NR] = $0 }
+		/^## Campaigns$/ { in_sec = 1; next }
+		in_sec && /^## / { in_sec = 0 }
+		in_sec && /^\|/ { last = NR }
+		END {
+			for (i = 1; i <= NR; i++) {
+				print line[i]
+				if (i == last)
+					print row
+			}
+		}' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
+}
+
+for bin in "$@"; do
+	name=$(basename "$bin")
+	work=$root/$name
+	corpus=$work/corpus
+	seeds=$fuzz/corpus/$name
+	findings=
+	mkdir -p "$corpus" "$work/artifacts" || exit 1
+	[ -d "$seeds" ] && cp -n "$seeds"/* "$corpus/"
+
+	for f in "$fuzz/crashes/$name"-*; do
+		[ -f "$f" ] || continue
+		echo "$name: replaying $f"
+		if ! "$bin" "$f" >"$work/replay.log" 2>&1; then
+			tail -n 30 "$work/replay.log"
+			echo "$name: FAILED: saved reproducer $f still fails"
+			findings="$findings ${f##*/}"
+		fi
+	done
+
+	# Inputs this campaign leaves are newer than this file.
+	touch "$work/start"
+	echo "$name: fuzzing for $secs seconds in $corpus"
+	"$bin" -max_total_time="$secs" -max_len=$max_len -timeout=10 \
+		-dict="$fuzz/jbd2.dict" -print_final_stats=1 \
+		-artifact_prefix="$work/artifacts/" \
+		"$corpus" >"$work/fuzz.log" 2>&1
+	rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
+		"$work/fuzz.log")
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/fuzz.log")
+	edges=$(grep -oE 'cov: [0-9]+' "$work/fuzz.log" | tail -1 |
+		cut -d' ' -f2)
+	if [ $rc != 0 ]; then
+		tail -n 60 "$work/fuzz.log"
+		echo "$name: FAILED (libFuzzer exit $rc); inputs in" \
+			"$work/artifacts/"
+		findings="$findings libFuzzer-exit-$rc"
+	fi
+	grep -E '^#[0-9]+[[:space:]]+DONE' "$work/fuzz.log" | tail -1
+
+	# The minimised corpus: the tree's named seeds, then whatever of
+	# the work corpus adds features to them.  libFuzzer names what it
+	# keeps by its sha1; those are left to the merge.
+	rm -rf "$work/min.new"
+	mkdir -p "$work/min.new" || exit 1
+	for f in "$seeds"/*; do
+		[ -f "$f" ] || continue
+		echo "${f##*/}" | grep -qE '^[0-9a-f]{40}$' && continue
+		cp "$f" "$work/min.new/"
+	done
+	"$bin" -merge=1 -max_len=$max_len -timeout=10 \
+		-artifact_prefix="$work/artifacts/" \
+		"$work/min.new" "$corpus" >"$work/merge.log" 2>&1
+	rc=$?
+	if [ $rc != 0 ]; then
+		tail -n 30 "$work/merge.log"
+		echo "$name: the merge exited $rc"
+		findings="$findings merge-exit-$rc"
+		min_edges=
+		tree_edges=
+	else
+		rm -rf "$work/min"
+		mv "$work/min.new" "$work/min"
+		min_edges=$(measure_edges "$bin" "$work/min")
+		tree_edges=$(measure_edges "$bin" "$seeds")
+		echo "$name: merged corpus $(ls "$work/min" | wc -l) inputs," \
+			"$(du -sh "$work/min" | cut -f1)," \
+			"${min_edges:-?} edges; the tree's" \
+			"$(ls "$seeds" | wc -l) inputs, ${tree_edges:-?}"
+	fi
+
+	# What crashed, in the run, the merge or the measures (an input
+	# the run kept that crashes later is a finding too).
+	findings="$findings $(find "$work/artifacts" -type f \
+		-newer "$work/start" -exec basename {} \; | tr '\n' ' ')"
+	# The blanks squeezed: split on purpose.
+	# shellcheck disable=SC2086,SC2116
+	findings=$(echo $findings)
+	if [ -n "$findings" ]; then
+		echo "$name: FAILED: $findings"
+		status=1
+	elif [ -n "$min_edges" ] && [ -n "$tree_edges" ] &&
+	     [ "$min_edges" -gt "$tree_edges" ]; then
+		# Only from a clean campaign: the corpus goes into CI.
+		rm -rf "$seeds"
+		cp -r "$work/min" "$seeds" || exit 1
+		echo "$name: corpus grew: commit tests/fuzz/corpus/$name"
+	fi
+
+	# The record, and the README row.
+	rec=$work/record
+	total=$(( $(rec_get "$rec" executions) + ${execs:-0} ))
+	{
+		echo "campaigns $(( $(rec_get "$rec" campaigns) + 1 ))"
+		echo "seconds $(( $(rec_get "$rec" seconds) + secs ))"
+		echo "executions $total"
+		echo "edges ${edges:-?}"
+		echo "corpus_edges ${min_edges:-?}"
+		echo "last $(date -u '+%Y-%m-%d %H:%M') $tree"
+	} >"$rec.new" && mv "$rec.new" "$rec"
+	echo "$name: $total executions across campaigns (goal $goal)"
+	readme_row "| $(date -u '+%Y-%m-%d %H:%M') | $tree | $name | $secs |\
+ ${execs:-?} | ${rate:-?} | ${edges:-?} | $total | ${findings:-none} |"
+done
+exit $status
