@@ -874,7 +874,7 @@ static errcode_t map_distinct(const struct e2sr_file *f, blk64_t *count)
 
 /* Map one historic record and fold its extents into the file. */
 static errcode_t map_version(struct discover *d, size_t fidx,
-			     const struct iversion *iv)
+			     const struct iversion *iv, blk64_t charge)
 {
 	struct e2sr_ctx *ctx = d->ctx;
 	struct e2sr_file tmp, *file;
@@ -901,6 +901,7 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	if (EXT2_I_SIZE(d->inode) || d->inode->i_blocks)
 		file->had_data = 1;
 	said = record_blocks(ctx->fs, d->inode);
+	said = said > charge ? said - charge : 0;
 	if (said > file->blocks_said)
 		file->blocks_said = said;
 	n = file->map_count + tmp.map_count;
@@ -979,14 +980,22 @@ static errcode_t block_refs(struct discover *d, blk64_t blk, __u32 seq,
 	return e2sr_ea_refs_block(fs, d->eablock, (ext2_ino_t)idx, &d->refs);
 }
 
-/* The EA inodes a journal version of a record names. */
+/*
+ * The EA inodes a journal version of a record names, and in @charge the
+ * blocks their values count in the record's i_blocks: the kernel charges
+ * each value, rounded up to whole blocks, to the inode whose entry names
+ * it (ext4_xattr_inode_alloc_quota), not to the EA inode's map.  -1 when
+ * the version cannot say (a fast commit's raw inode stops before the
+ * in-inode area).
+ */
 static errcode_t version_refs(struct discover *d, const struct iversion *iv,
-			      size_t idx)
+			      size_t idx, blk64_t *charge)
 {
 	ext2_filsys fs = d->ctx->fs;
+	size_t n0 = d->refs.n, i;
 	errcode_t err;
 
-	/* A fast commit's raw inode stops before the in-inode area. */
+	*charge = (blk64_t)-1;
 	if (iv->len)
 		return 0;
 	err = read_copy(d, iv->jblock, iv->escaped, 0);
@@ -997,9 +1006,16 @@ static errcode_t version_refs(struct discover *d, const struct iversion *iv,
 	err = e2sr_ea_refs_ibody(fs, d->inode, (ext2_ino_t)idx, &d->refs);
 	if (err)
 		return err;
-	return block_refs(d, ext2fs_file_acl_block(fs,
+	err = block_refs(d, ext2fs_file_acl_block(fs,
 				(struct ext2_inode *)d->inode),
-			  iv->sequence, 1, idx);
+			 iv->sequence, 1, idx);
+	if (err)
+		return err;
+	*charge = 0;
+	for (i = n0; i < d->refs.n; i++)
+		*charge += (d->refs.v[i].size + fs->blocksize - 1) /
+			   fs->blocksize;
+	return 0;
 }
 
 /*
@@ -1010,9 +1026,15 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 			      size_t idx, int refs)
 {
 	struct e2sr_ctx *ctx = d->ctx;
+	blk64_t charge = 0, said_charge = 0;
 	size_t i;
 	errcode_t err;
 
+	/*
+	 * A version that cannot show its entries is charged what the last
+	 * one that could was; none before it: nothing, so that a count the
+	 * map falls short of is said (a loss reported, not hidden).
+	 */
 	for (i = first; i < end; i++) {
 		/* The copy holding it is a residue too. */
 		err = add_jcopy(&ctx->inv, &d->v[i],
@@ -1021,14 +1043,16 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 			return err;
 		/* Its entries may differ where its map does not. */
 		if (refs) {
-			err = version_refs(d, &d->v[i], idx);
+			err = version_refs(d, &d->v[i], idx, &charge);
 			if (err)
 				return err;
+			if (charge != (blk64_t)-1)
+				said_charge = charge;
 		}
 		/* Versions with the same map: read it once. */
 		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc)
 			continue;
-		err = map_version(d, (size_t)idx, &d->v[i]);
+		err = map_version(d, (size_t)idx, &d->v[i], said_charge);
 		if (err)
 			return err;
 	}
@@ -1455,11 +1479,11 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	 * A version counted more blocks than every map read for the file
 	 * names: some of them were in copies gone by now (a fast-commit
 	 * area written over before a full commit logged the tree block), and
-	 * their bytes are where nothing says.  EA inodes' values are charged
-	 * to their owner: not counted here.
+	 * their bytes are where nothing says.  EA inodes' values, charged
+	 * to their owner, were taken off the count (version_refs).
 	 */
 	file = &ctx->inv.files[idx];
-	if (!d->ea_inode && file->blocks_said &&
+	if (file->blocks_said &&
 	    (file->state == E2SR_STATE_DELETED ||
 	     file->state == E2SR_STATE_HISTORIC)) {
 		blk64_t known;
