@@ -480,16 +480,6 @@ static errcode_t collect_fc_versions(struct discover *d)
 }
 
 /* A record of an inode table copy, as the first look at it saw it. */
-struct cand {
-	ext2_ino_t	ino;
-	__u32		generation;
-	__u32		jblock;
-	__u32		sequence;
-	__u16		offset;
-	__u8		escaped;
-	__u8		flagged;	/* secure-delete or an EA inode */
-};
-
 struct ident {
 	ext2_ino_t	ino;
 	__u32		generation;
@@ -508,97 +498,30 @@ static int cmp_ident(const void *a, const void *b)
 static long find_file(const struct discover *d, ext2_ino_t ino, __u32 gen);
 
 /*
- * First look: every used record of every verified inode table copy, by
- * its number, generation and flags alone.  Most are of files that never
- * carried the flag: only the identities that did (in some version), the
- * inventory's and EA inodes are read whole and checked.
+ * Every record of every verified inode table copy that may matter.  The
+ * walk listed each used record by number, generation and flags alone;
+ * most are of files that never carried the flag: only the identities
+ * that did (in some version), the inventory's and EA inodes are read
+ * whole and checked.
  */
-static errcode_t first_look(struct discover *d, struct cand **out,
-			    size_t *count)
-{
-	ext2_filsys fs = d->ctx->fs;
-	const struct e2sr_history *h = &d->ctx->history;
-	unsigned int isz = EXT2_INODE_SIZE(fs->super);
-	const unsigned char *b, *r;
-	struct cand *c = NULL;
-	size_t i, n = 0, alloc = 0;
-	__u32 k, flags;
-	errcode_t err;
-
-	for (i = 0; i < h->n; i++) {
-		const struct e2sr_version *v = &h->v[h->by_jblock[i]];
-
-		if (d->ctx->cancel && *d->ctx->cancel) {
-			free(c);
-			return E2SR_ERR_CANCELLED;
-		}
-		if (v->kind != E2SR_JK_ITABLE || !v->verified)
-			continue;
-		err = e2sr_journal_block(d->ctx->journal, v->jblock, &b);
-		if (err) {
-			free(c);
-			return err;
-		}
-		for (k = 0; k < v->ino_count &&
-		     (k + 1) * isz <= fs->blocksize; k++) {
-			ext2_ino_t ino = v->ino + k;
-
-			if (ino > fs->super->s_inodes_count)
-				break;
-			if (ino < EXT2_FIRST_INODE(fs->super) &&
-			    ino != EXT2_ROOT_INO)
-				continue;
-			r = b + k * isz;
-			flags = ext2fs_le32_to_cpu(*(const __u32 *)(r + 32));
-			/* An escaped copy's first bytes are the mode's. */
-			if (!flags && !r[0] && !r[1] && !v->escaped)
-				continue;	/* never used */
-			if (n == alloc) {
-				err = grow(&c, &alloc, sizeof(*c));
-				if (err) {
-					free(c);
-					return err;
-				}
-			}
-			c[n].ino = ino;
-			c[n].generation = ext2fs_le32_to_cpu(
-					*(const __u32 *)(r + 100));
-			c[n].jblock = v->jblock;
-			c[n].sequence = v->sequence;
-			c[n].offset = k * isz;
-			c[n].escaped = v->escaped;
-			c[n].flagged = !!(flags & (EXT2_SECRM_FL |
-						   EXT4_EA_INODE_FL));
-			n++;
-		}
-	}
-	*out = c;
-	*count = n;
-	return 0;
-}
-
-/* Every record of every verified inode table copy that may matter. */
 static errcode_t collect_versions(struct discover *d)
 {
+	const struct e2sr_history *h = &d->ctx->history;
+	const struct e2sr_irec *c = h->recs;
 	struct ident *ids = NULL, key;
-	struct cand *c = NULL;
 	struct iversion iv;
-	size_t i, n = 0, nids = 0;
+	size_t i, n = h->nrecs, nids = 0;
 	__u32 last = 0;
 	int have = 0;
-	errcode_t err;
+	errcode_t err = 0;
 
-	err = first_look(d, &c, &n);
-	if (err)
-		return err;
+	/* The walk took the first look (history.c): flagged or not. */
 	for (i = 0; i < n; i++)
 		nids += c[i].flagged;
 	if (nids) {
 		ids = malloc(nids * sizeof(*ids));
-		if (!ids) {
-			free(c);
+		if (!ids)
 			return EXT2_ET_NO_MEMORY;
-		}
 	}
 	for (i = 0, nids = 0; i < n; i++) {
 		if (!c[i].flagged)
@@ -610,6 +533,10 @@ static errcode_t collect_versions(struct discover *d)
 		qsort(ids, nids, sizeof(*ids), cmp_ident);
 	/* In log order: the copies are read through a forward window. */
 	for (i = 0; i < n; i++) {
+		if (d->ctx->cancel && *d->ctx->cancel) {
+			err = E2SR_ERR_CANCELLED;
+			goto out;
+		}
 		key.ino = c[i].ino;
 		key.generation = c[i].generation;
 		if (!c[i].flagged &&
@@ -644,7 +571,6 @@ static errcode_t collect_versions(struct discover *d)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
 out:
 	free(ids);
-	free(c);
 	return err;
 }
 

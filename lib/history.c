@@ -9,6 +9,9 @@
  * E2SR_HISTORY_OWNERS one pass over the in-use inodes' block maps says
  * whose directory, extent, indirect, EA or data block each other copy is.
  * That pass costs about e2fsck's pass 1 and is only made when asked.
+ * While the walk reads each inode table copy, the records in it are
+ * listed (number, generation, whether flagged): the first look that
+ * discovery takes, without reading the log again.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -296,16 +299,192 @@ static errcode_t index_by_jblock(struct e2sr_history *h)
 	return 0;
 }
 
+/* One group's inode table, for the walk's look at the copies. */
+struct itable_range {
+	blk64_t		start;
+	blk64_t		count;
+	ext2_ino_t	first;
+};
+
+struct rec_look {
+	ext2_filsys		fs;
+	struct e2sr_history	*h;
+	struct itable_range	*r;	/* by start */
+	size_t			nr;
+	size_t			alloc;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct itable_range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_irec(const void *a, const void *b)
+{
+	const struct e2sr_irec *x = a, *y = b;
+
+	if (x->jblock != y->jblock)
+		return x->jblock < y->jblock ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+/* The range holding @blk, or NULL; ranges may overlap on a bad fs. */
+static const struct itable_range *range_of(const struct rec_look *l,
+					   blk64_t blk)
+{
+	size_t lo = 0, hi = l->nr, i;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->r[mid].start <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i-- > 0;)
+		if (blk - l->r[i].start < l->r[i].count)
+			return &l->r[i];
+	return NULL;
+}
+
+/*
+ * The records of a verified inode table copy, read as the walk reads the
+ * copy: number and generation, and whether it carries a flag that makes
+ * its identity matter.  Slots never used are left out.
+ */
+static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
+			      const unsigned char *b)
+{
+	struct rec_look *l = priv;
+	ext2_filsys fs = l->fs;
+	struct e2sr_history *h = l->h;
+	const struct itable_range *r;
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+	__u32 ipb = fs->blocksize / isz, k, fl;
+	int escaped = !!(copy->flags & E2SR_JBD2_FLAG_ESCAPE);
+	const unsigned char *rec;
+	struct e2sr_irec *x;
+	ext2_ino_t ino;
+
+	if (!copy->verified)
+		return 0;
+	r = range_of(l, copy->fs_block);
+	if (!r)
+		return 0;
+	for (k = 0; k < ipb && (k + 1) * isz <= fs->blocksize; k++) {
+		ino = r->first + (ext2_ino_t)(copy->fs_block - r->start) * ipb +
+		      k;
+		if (ino > fs->super->s_inodes_count)
+			break;
+		if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
+			continue;
+		rec = b + k * isz;
+		fl = ext2fs_le32_to_cpu(*(const __u32 *)(rec + 32));
+		/* An escaped copy's first bytes are the mode's. */
+		if (!fl && !rec[0] && !rec[1] && !escaped)
+			continue;	/* never used */
+		if (e2sr_array_room(&h->recs, &l->alloc, h->nrecs + 1,
+				    sizeof(*h->recs)))
+			return EXT2_ET_NO_MEMORY;
+		x = &h->recs[h->nrecs++];
+		x->ino = ino;
+		x->generation = ext2fs_le32_to_cpu(*(const __u32 *)(rec + 100));
+		x->jblock = copy->jblock;
+		x->sequence = copy->sequence;
+		x->offset = (__u16)(k * isz);
+		x->escaped = (__u8)escaped;
+		x->flagged = !!(fl & (EXT2_SECRM_FL | EXT4_EA_INODE_FL));
+	}
+	return 0;
+}
+
+static errcode_t itable_ranges(ext2_filsys fs, struct rec_look *l)
+{
+	dgrp_t g;
+
+	l->r = calloc(fs->group_desc_count ? fs->group_desc_count : 1,
+		      sizeof(*l->r));
+	if (!l->r)
+		return EXT2_ET_NO_MEMORY;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		if (!ext2fs_inode_table_loc(fs, g))
+			continue;
+		l->r[l->nr].start = ext2fs_inode_table_loc(fs, g);
+		l->r[l->nr].count = fs->inode_blocks_per_group;
+		l->r[l->nr].first = g * fs->super->s_inodes_per_group + 1;
+		l->nr++;
+	}
+	qsort(l->r, l->nr, sizeof(*l->r), cmp_range);
+	return 0;
+}
+
+/* The copy at @jblock, through by_jblock; NULL if none. */
+static const struct e2sr_version *version_at(const struct e2sr_history *h,
+					     __u32 jblock)
+{
+	size_t lo = 0, hi = h->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (h->v[h->by_jblock[mid]].jblock < jblock)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < h->n && h->v[h->by_jblock[lo]].jblock == jblock)
+		return &h->v[h->by_jblock[lo]];
+	return NULL;
+}
+
+/*
+ * Keep the records of copies the layout labelled inode table blocks, of
+ * the inodes the label says (a bad layout labels a block once).
+ */
+static void settle_recs(ext2_filsys fs, struct e2sr_history *h)
+{
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+	const struct e2sr_version *v;
+	size_t i, n = 0;
+
+	if (h->nrecs)
+		qsort(h->recs, h->nrecs, sizeof(*h->recs), cmp_irec);
+	for (i = 0; i < h->nrecs; i++) {
+		const struct e2sr_irec *x = &h->recs[i];
+
+		v = version_at(h, x->jblock);
+		if (!v || v->kind != E2SR_JK_ITABLE || x->ino < v->ino ||
+		    x->ino - v->ino >= v->ino_count ||
+		    (x->ino - v->ino) * isz != x->offset)
+			continue;
+		h->recs[n++] = *x;
+	}
+	h->nrecs = n;
+}
+
 errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 			     int flags, struct e2sr_history *h)
 {
+	struct rec_look look;
 	size_t i;
 	errcode_t err;
 
 	memset(h, 0, sizeof(*h));
-	err = e2sr_journal_walk(j, ext2fs_blocks_count(fs->super), &h->walk);
-	if (err)
+	memset(&look, 0, sizeof(look));
+	look.fs = fs;
+	look.h = h;
+	err = itable_ranges(fs, &look);
+	if (!err)
+		err = e2sr_journal_walk_visit(j, ext2fs_blocks_count(fs->super),
+					      look_at_copy, &look, &h->walk);
+	free(look.r);
+	if (err) {
+		e2sr_history_free(h);
 		return err;
+	}
 	if (h->walk.nblocks) {
 		h->v = calloc(h->walk.nblocks, sizeof(*h->v));
 		if (!h->v) {
@@ -333,6 +512,7 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	}
 	attach_commit_times(h);
 	label_layout(fs, h);
+	settle_recs(fs, h);
 	if ((flags & E2SR_HISTORY_OWNERS) && fs->inode_map) {
 		err = label_owners(fs, h);
 		if (err) {
@@ -361,5 +541,6 @@ void e2sr_history_free(struct e2sr_history *h)
 	e2sr_journal_walk_free(&h->walk);
 	free(h->v);
 	free(h->by_jblock);
+	free(h->recs);
 	memset(h, 0, sizeof(*h));
 }

@@ -53,11 +53,28 @@ struct e2sr_version {
 	__u8		escaped;
 };
 
+/*
+ * A record of a verified inode table copy, as the walk read it: enough
+ * to say whose record it is and whether it carries a flag that matters,
+ * so that discovery reads again only the copies it loads records from.
+ */
+struct e2sr_irec {
+	ext2_ino_t	ino;
+	__u32		generation;
+	__u32		jblock;
+	__u32		sequence;
+	__u16		offset;		/* of the record in the block */
+	__u8		escaped;	/* the copy's first bytes are zero */
+	__u8		flagged;	/* EXT2_SECRM_FL or EXT4_EA_INODE_FL */
+};
+
 struct e2sr_history {
 	struct e2sr_jwalk	walk;
 	struct e2sr_version	*v;	/* by fs_block, then sequence */
 	size_t			n;
 	size_t			*by_jblock; /* indices of v in log order */
+	struct e2sr_irec	*recs;	/* by jblock, then offset */
+	size_t			nrecs;
 	int			owners;	/* inode owners were resolved */
 };
 

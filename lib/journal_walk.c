@@ -64,6 +64,9 @@ struct walk {
 	size_t			max_tags;
 	size_t			ntags;
 	unsigned char		*scratch; /* one block */
+	e2sr_jcopy_fn		fn;	/* the caller's look at a copy */
+	void			*priv;
+	errcode_t		fn_err;	/* its first error */
 };
 
 static __u32 ring_next(const struct e2sr_jsb *jsb, __u32 pos)
@@ -77,6 +80,23 @@ static int starts_with_magic(const unsigned char *b)
 }
 
 /* Look at the block a claim names: is it that data, does it verify? */
+/* The caller's look at a copy, as build_result will list it. */
+static void visit_copy(struct walk *w, const struct claim *c,
+		       const unsigned char *b)
+{
+	struct e2sr_jblock copy;
+
+	memset(&copy, 0, sizeof(copy));
+	copy.jblock = c->pos;
+	copy.fs_block = c->fs_block;
+	copy.sequence = c->sequence;
+	copy.desc = w->descs[c->desc].pos;
+	copy.flags = c->flags;
+	copy.verified = c->verified;
+	copy.zero = c->zero;
+	w->fn_err = w->fn(w->priv, &copy, b);
+}
+
 static void resolve_claim(struct walk *w, struct claim *c,
 			  const unsigned char *b)
 {
@@ -92,10 +112,8 @@ static void resolve_claim(struct walk *w, struct claim *c,
 	c->zero = e2sr_all_zero(b, jsb->blocksize);
 	if (!e2sr_jtag_csum_ok(jsb, c->sequence, b, c->csum)) {
 		c->verified = 1;
-		return;
-	}
-	/* Some writers checksum the block before escaping it. */
-	if ((c->flags & E2SR_JBD2_FLAG_ESCAPE) && jsb->csum_version) {
+	} else if ((c->flags & E2SR_JBD2_FLAG_ESCAPE) && jsb->csum_version) {
+		/* Some writers checksum the block before escaping it. */
 		memcpy(w->scratch, b, jsb->blocksize);
 		w->scratch[0] = 0xC0;
 		w->scratch[1] = 0x3B;
@@ -104,6 +122,8 @@ static void resolve_claim(struct walk *w, struct claim *c,
 		if (!e2sr_jtag_csum_ok(jsb, c->sequence, w->scratch, c->csum))
 			c->verified = 1;
 	}
+	if (w->fn && c->in_range && !w->fn_err)
+		visit_copy(w, c, b);
 }
 
 static errcode_t collect_tag(void *priv, blk64_t blk, __u32 flags,
@@ -380,6 +400,14 @@ static errcode_t build_result(struct walk *w)
 errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 			    struct e2sr_jwalk *out)
 {
+	return e2sr_journal_walk_visit(j, fs_blocks, NULL, NULL, out);
+}
+
+/* The same, showing @fn each copy it attributes (journal_walk.h). */
+errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
+				  e2sr_jcopy_fn fn, void *priv,
+				  struct e2sr_jwalk *out)
+{
 	struct walk w;
 	const struct e2sr_jsb *jsb;
 	errcode_t err;
@@ -393,6 +421,8 @@ errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 	memset(&w, 0, sizeof(w));
 	w.j = j;
 	w.fs_blocks = fs_blocks;
+	w.fn = fn;
+	w.priv = priv;
 	w.out = out;
 	out->jsb = j->jsb;
 	out->jsb_csum_bad = j->sb_csum_bad;
@@ -422,6 +452,8 @@ errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 	err = scan_log(&w);
 	if (!err)
 		err = resolve_late(&w);
+	if (!err)
+		err = w.fn_err;
 	if (!err)
 		err = build_result(&w);
 fail:

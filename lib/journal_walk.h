@@ -73,8 +73,22 @@ struct e2sr_jwalk {
 	__u32			unattributed;	/* nothing accounts */
 };
 
+/*
+ * Called once for each copy the walk attributes (a valid copy of a block
+ * inside the filesystem), with its bytes as the log holds them (escaped
+ * or not), while the walk has them: an index takes what it wants of the
+ * bytes here instead of reading the log again.  @copy->committed is not
+ * known yet (a commit may come later in the ring).  An error stops the
+ * walk and is its result.
+ */
+typedef errcode_t (*e2sr_jcopy_fn)(void *priv, const struct e2sr_jblock *copy,
+				   const unsigned char *bytes);
+
 errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 			    struct e2sr_jwalk *out);
+errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
+				  e2sr_jcopy_fn fn, void *priv,
+				  struct e2sr_jwalk *out);
 void e2sr_journal_walk_free(struct e2sr_jwalk *w);
 int e2sr_jwalk_stale(const struct e2sr_jwalk *w, __u32 jblock);
 
