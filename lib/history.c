@@ -299,6 +299,31 @@ static errcode_t index_by_jblock(struct e2sr_history *h)
 	return 0;
 }
 
+/*
+ * Whether a block reads as a directory block: entries chained from its
+ * first byte to its last, each long enough for its name.  A copy of a
+ * directory block is one whatever its descriptor says or whether one is
+ * left; other blocks (tree, data, bitmaps) almost never chain, and the
+ * numbers they hold are no names.
+ */
+int e2sr_dir_shaped(const unsigned char *b, unsigned int bs)
+{
+	unsigned int off = 0, rec_len;
+
+	while (off < bs) {
+		if (bs - off < 12)
+			return 0;
+		rec_len = b[off + 4] | (b[off + 5] << 8);
+		if (bs >= 65536 && (rec_len == 65535 || !rec_len))
+			rec_len = 65536;
+		if (rec_len < 12 || (rec_len & 3) || rec_len > bs - off ||
+		    8U + b[off + 6] > rec_len)
+			return 0;
+		off += rec_len;
+	}
+	return 1;
+}
+
 /* One group's inode table, for the walk's look at the copies. */
 struct itable_range {
 	blk64_t		start;
@@ -308,6 +333,8 @@ struct itable_range {
 
 struct rec_look {
 	ext2_filsys		fs;
+	__u32			first;	/* the log's first block */
+	unsigned int		bs;	/* the journal's block size */
 	struct e2sr_history	*h;
 	struct itable_range	*r;	/* by start */
 	size_t			nr;
@@ -374,6 +401,9 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 	r = range_of(l, copy->fs_block);
 	if (!r)
 		return 0;
+	if (e2sr_array_room(&h->recs, &l->alloc, h->nrecs + ipb,
+			    sizeof(*h->recs)))
+		return EXT2_ET_NO_MEMORY;
 	for (k = 0; k < ipb && (k + 1) * isz <= fs->blocksize; k++) {
 		ino = r->first + (ext2_ino_t)(copy->fs_block - r->start) * ipb +
 		      k;
@@ -386,9 +416,6 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 		/* An escaped copy's first bytes are the mode's. */
 		if (!fl && !rec[0] && !rec[1] && !escaped)
 			continue;	/* never used */
-		if (e2sr_array_room(&h->recs, &l->alloc, h->nrecs + 1,
-				    sizeof(*h->recs)))
-			return EXT2_ET_NO_MEMORY;
 		x = &h->recs[h->nrecs++];
 		x->ino = ino;
 		x->generation = ext2fs_le32_to_cpu(*(const __u32 *)(rec + 100));
@@ -399,6 +426,31 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 		x->flagged = !!(fl & (EXT2_SECRM_FL | EXT4_EA_INODE_FL));
 	}
 	return 0;
+}
+
+/* A stale block of the log: does it read as a directory block? */
+static errcode_t look_at_stale(void *priv, __u32 jblock,
+			       const unsigned char *b)
+{
+	struct rec_look *l = priv;
+	struct e2sr_history *h = l->h;
+	__u32 i = jblock - l->first;
+
+	if (e2sr_dir_shaped(b, l->bs))
+		h->dirlike[i >> 3] |= 1 << (i & 7);
+	return 0;
+}
+
+/* Whether log block @jblock is stale and reads as a directory block. */
+int e2sr_history_dirlike(const struct e2sr_history *h, __u32 jblock)
+{
+	const struct e2sr_jwalk *w = &h->walk;
+	__u32 i;
+
+	if (!h->dirlike || jblock < w->jsb.first || jblock >= w->jsb.last)
+		return 0;
+	i = jblock - w->jsb.first;
+	return !!(h->dirlike[i >> 3] & (1 << (i & 7)));
 }
 
 static errcode_t itable_ranges(ext2_filsys fs, struct rec_look *l)
@@ -421,53 +473,75 @@ static errcode_t itable_ranges(ext2_filsys fs, struct rec_look *l)
 	return 0;
 }
 
-/* The copy at @jblock, through by_jblock; NULL if none. */
-static const struct e2sr_version *version_at(const struct e2sr_history *h,
-					     __u32 jblock)
+/*
+ * The records in log order.  The walk lists them in its scan order, the
+ * log's, then those of the copies it could only resolve after wrapping:
+ * the tail is sorted and merged, not the whole list.
+ */
+static errcode_t sort_recs(struct e2sr_history *h)
 {
-	size_t lo = 0, hi = h->n;
+	struct e2sr_irec *r = h->recs, *m;
+	size_t n = h->nrecs, i, a, b, k;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (h->v[h->by_jblock[mid]].jblock < jblock)
-			lo = mid + 1;
+	for (i = 1; i < n; i++)
+		if (cmp_irec(&r[i - 1], &r[i]) > 0)
+			break;
+	if (i >= n)
+		return 0;
+	qsort(r + i, n - i, sizeof(*r), cmp_irec);
+	if (cmp_irec(&r[i - 1], &r[i]) <= 0)
+		return 0;
+	m = malloc(n * sizeof(*m));
+	if (!m)
+		return EXT2_ET_NO_MEMORY;
+	for (a = 0, b = i, k = 0; k < n; k++) {
+		if (b >= n || (a < i && cmp_irec(&r[a], &r[b]) <= 0))
+			m[k] = r[a++];
 		else
-			hi = mid;
+			m[k] = r[b++];
 	}
-	if (lo < h->n && h->v[h->by_jblock[lo]].jblock == jblock)
-		return &h->v[h->by_jblock[lo]];
-	return NULL;
+	memcpy(r, m, n * sizeof(*m));
+	free(m);
+	return 0;
 }
 
 /*
  * Keep the records of copies the layout labelled inode table blocks, of
- * the inodes the label says (a bad layout labels a block once).
+ * the inodes the label says (a bad layout labels a block once): the
+ * records, in log order, are met with the copies in log order.
  */
-static void settle_recs(ext2_filsys fs, struct e2sr_history *h)
+static errcode_t settle_recs(ext2_filsys fs, struct e2sr_history *h)
 {
 	unsigned int isz = EXT2_INODE_SIZE(fs->super);
 	const struct e2sr_version *v;
-	size_t i, n = 0;
+	size_t i, k = 0, n = 0;
+	errcode_t err;
 
-	if (h->nrecs)
-		qsort(h->recs, h->nrecs, sizeof(*h->recs), cmp_irec);
+	err = sort_recs(h);
+	if (err)
+		return err;
 	for (i = 0; i < h->nrecs; i++) {
 		const struct e2sr_irec *x = &h->recs[i];
 
-		v = version_at(h, x->jblock);
-		if (!v || v->kind != E2SR_JK_ITABLE || x->ino < v->ino ||
-		    x->ino - v->ino >= v->ino_count ||
+		while (k < h->n && h->v[h->by_jblock[k]].jblock < x->jblock)
+			k++;
+		if (k >= h->n)
+			break;
+		v = &h->v[h->by_jblock[k]];
+		if (v->jblock != x->jblock || v->kind != E2SR_JK_ITABLE ||
+		    x->ino < v->ino || x->ino - v->ino >= v->ino_count ||
 		    (x->ino - v->ino) * isz != x->offset)
 			continue;
 		h->recs[n++] = *x;
 	}
 	h->nrecs = n;
+	return 0;
 }
 
 errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 			     int flags, struct e2sr_history *h)
 {
+	struct e2sr_jwalk_look walk_look;
 	struct rec_look look;
 	size_t i;
 	errcode_t err;
@@ -477,9 +551,19 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	look.fs = fs;
 	look.h = h;
 	err = itable_ranges(fs, &look);
+	if (!err && j) {
+		walk_look.copy = look_at_copy;
+		walk_look.stale = look_at_stale;
+		walk_look.priv = &look;
+		look.first = j->jsb.first;
+		look.bs = j->jsb.blocksize;
+		h->dirlike = calloc((j->jsb.last - j->jsb.first) / 8 + 1, 1);
+		if (!h->dirlike)
+			err = EXT2_ET_NO_MEMORY;
+	}
 	if (!err)
 		err = e2sr_journal_walk_visit(j, ext2fs_blocks_count(fs->super),
-					      look_at_copy, &look, &h->walk);
+					      j ? &walk_look : NULL, &h->walk);
 	free(look.r);
 	if (err) {
 		e2sr_history_free(h);
@@ -512,7 +596,11 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	}
 	attach_commit_times(h);
 	label_layout(fs, h);
-	settle_recs(fs, h);
+	err = settle_recs(fs, h);
+	if (err) {
+		e2sr_history_free(h);
+		return err;
+	}
 	if ((flags & E2SR_HISTORY_OWNERS) && fs->inode_map) {
 		err = label_owners(fs, h);
 		if (err) {
@@ -542,5 +630,6 @@ void e2sr_history_free(struct e2sr_history *h)
 	free(h->v);
 	free(h->by_jblock);
 	free(h->recs);
+	free(h->dirlike);
 	memset(h, 0, sizeof(*h));
 }

@@ -11,6 +11,11 @@
  * filesystem as it is now: a copy of a block that nobody owns any more is
  * "free" until a historic map (the wipe engine's) claims it.
  *
+ * The index is built in the walk's one read of the log: besides the
+ * copies, the records of every verified inode table copy (discovery's
+ * first look) and which stale blocks read as directory blocks (where the
+ * names plan looks for names) are taken while the walk holds the bytes.
+ *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
@@ -75,6 +80,12 @@ struct e2sr_history {
 	size_t			*by_jblock; /* indices of v in log order */
 	struct e2sr_irec	*recs;	/* by jblock, then offset */
 	size_t			nrecs;
+	/*
+	 * A bit per log block (from jsb.first) of the walk's stale map
+	 * that reads as a directory block: where names can be besides
+	 * the inode table copies' inline directories.
+	 */
+	__u8			*dirlike;
 	int			owners;	/* inode owners were resolved */
 };
 
@@ -86,6 +97,8 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
 						 blk64_t blk, size_t *count);
 void e2sr_history_free(struct e2sr_history *h);
+int e2sr_history_dirlike(const struct e2sr_history *h, __u32 jblock);
+int e2sr_dir_shaped(const unsigned char *b, unsigned int bs);
 const char *e2sr_jkind_name(enum e2sr_jkind kind);
 
 /* journal_view.c: what the views read the device with (NULL: unix_io) */

@@ -64,8 +64,7 @@ struct walk {
 	size_t			max_tags;
 	size_t			ntags;
 	unsigned char		*scratch; /* one block */
-	e2sr_jcopy_fn		fn;	/* the caller's look at a copy */
-	void			*priv;
+	const struct e2sr_jwalk_look *look; /* the caller's, or NULL */
 	errcode_t		fn_err;	/* its first error */
 };
 
@@ -94,7 +93,7 @@ static void visit_copy(struct walk *w, const struct claim *c,
 	copy.flags = c->flags;
 	copy.verified = c->verified;
 	copy.zero = c->zero;
-	w->fn_err = w->fn(w->priv, &copy, b);
+	w->fn_err = w->look->copy(w->look->priv, &copy, b);
 }
 
 static void resolve_claim(struct walk *w, struct claim *c,
@@ -122,7 +121,7 @@ static void resolve_claim(struct walk *w, struct claim *c,
 		if (!e2sr_jtag_csum_ok(jsb, c->sequence, w->scratch, c->csum))
 			c->verified = 1;
 	}
-	if (w->fn && c->in_range && !w->fn_err)
+	if (w->look && w->look->copy && c->in_range && !w->fn_err)
 		visit_copy(w, c, b);
 }
 
@@ -266,6 +265,8 @@ static errcode_t scan_log(struct walk *w)
 	errcode_t err;
 
 	for (pos = jsb->first; pos < jsb->last; pos++) {
+		if (w->fn_err)
+			return w->fn_err;
 		err = e2sr_journal_block(w->j, pos, &b);
 		if (err)
 			return err;
@@ -277,6 +278,9 @@ static errcode_t scan_log(struct walk *w)
 			w->out->stale[(pos - jsb->first) >> 3] |=
 				1 << ((pos - jsb->first) & 7);
 			w->out->nstale++;
+			if (w->look && w->look->stale && !w->fn_err)
+				w->fn_err = w->look->stale(w->look->priv, pos,
+							   b);
 		}
 	}
 	return 0;
@@ -400,12 +404,12 @@ static errcode_t build_result(struct walk *w)
 errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 			    struct e2sr_jwalk *out)
 {
-	return e2sr_journal_walk_visit(j, fs_blocks, NULL, NULL, out);
+	return e2sr_journal_walk_visit(j, fs_blocks, NULL, out);
 }
 
-/* The same, showing @fn each copy it attributes (journal_walk.h). */
+/* The same, showing @look the copies and stale blocks (journal_walk.h). */
 errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
-				  e2sr_jcopy_fn fn, void *priv,
+				  const struct e2sr_jwalk_look *look,
 				  struct e2sr_jwalk *out)
 {
 	struct walk w;
@@ -421,8 +425,7 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 	memset(&w, 0, sizeof(w));
 	w.j = j;
 	w.fs_blocks = fs_blocks;
-	w.fn = fn;
-	w.priv = priv;
+	w.look = look;
 	w.out = out;
 	out->jsb = j->jsb;
 	out->jsb_csum_bad = j->sb_csum_bad;

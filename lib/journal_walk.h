@@ -83,11 +83,21 @@ struct e2sr_jwalk {
  */
 typedef errcode_t (*e2sr_jcopy_fn)(void *priv, const struct e2sr_jblock *copy,
 				   const unsigned char *bytes);
+/* Called once for each block the walk marks in its stale bit map. */
+typedef errcode_t (*e2sr_jstale_fn)(void *priv, __u32 jblock,
+				    const unsigned char *bytes);
+
+/* What the caller of e2sr_journal_walk_visit looks at; either may be NULL. */
+struct e2sr_jwalk_look {
+	e2sr_jcopy_fn	copy;
+	e2sr_jstale_fn	stale;
+	void		*priv;
+};
 
 errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,
 			    struct e2sr_jwalk *out);
 errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
-				  e2sr_jcopy_fn fn, void *priv,
+				  const struct e2sr_jwalk_look *look,
 				  struct e2sr_jwalk *out);
 void e2sr_journal_walk_free(struct e2sr_jwalk *w);
 int e2sr_jwalk_stale(const struct e2sr_jwalk *w, __u32 jblock);

@@ -364,31 +364,6 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 }
 
 /*
- * Whether a block reads as a directory block: entries chained from its
- * first byte to its last, each long enough for its name.  A copy of a
- * directory block is one whatever its descriptor says or whether one is
- * left; other blocks (tree, data, bitmaps) almost never chain, and the
- * numbers they hold are no names.
- */
-static int dir_shaped(const unsigned char *b, unsigned int bs)
-{
-	unsigned int off = 0, rec_len;
-
-	while (off < bs) {
-		if (bs - off < 12)
-			return 0;
-		rec_len = b[off + 4] | (b[off + 5] << 8);
-		if (bs >= 65536 && (rec_len == 65535 || !rec_len))
-			rec_len = 65536;
-		if (rec_len < 12 || (rec_len & 3) || rec_len > bs - off ||
-		    8U + b[off + 6] > rec_len)
-			return 0;
-		off += rec_len;
-	}
-	return 1;
-}
-
-/*
  * Bytes [from, to) of stale block @jblock can hold entries; @dir: they
  * are the whole block, and it reads as a directory block.
  */
@@ -464,12 +439,15 @@ static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 		itable = k < h->n &&
 			 h->v[h->by_jblock[k]].jblock == jb &&
 			 h->v[h->by_jblock[k]].kind == E2SR_JK_ITABLE;
+		/* The walk said which blocks read as directories. */
+		if (!itable && !e2sr_history_dirlike(h, jb))
+			continue;
 		err = e2sr_journal_block(ctx->journal, jb, &b);
 		if (err)
 			return err;
 		if (itable)
 			err = itable_names(ctx, jb, b, fn, priv);
-		else if (dir_shaped(b, bs))
+		else
 			err = fn(ctx, jb, b, 0, bs, 1, priv);
 		if (err)
 			return err;
@@ -677,7 +655,7 @@ static errcode_t name_bytes_in(struct e2sr_ctx *ctx, __u32 jblock,
 		e2sr_name_set_scan(set, b, from, to, 4, bytes_hit, &bp);
 		return bp.err;
 	}
-	/* dir_shaped() checked the chain and every length in it. */
+	/* e2sr_dir_shaped() checked the chain and every length in it. */
 	for (off = from; !bp.err && off < to; off += rec_len) {
 		rec_len = b[off + 4] | (b[off + 5] << 8);
 		if (to >= 65536 && (rec_len == 65535 || !rec_len))

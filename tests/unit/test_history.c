@@ -264,6 +264,57 @@ static void test_unverified_copy(void **state)
 	e2sr_history_free(&h);
 }
 
+/*
+ * The stale blocks that read as directory blocks (entries chained from
+ * the first byte to the last) are marked while the walk reads them; a
+ * block of other bytes, the descriptor and the commit are not.
+ */
+static void test_dirlike(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_history h;
+	unsigned char b[2 * BS];
+	char script[PATH_MAX + 128], path[PATH_MAX];
+	unsigned int i;
+	int n, fd;
+
+	assert_int_equal(testimg_run("mke2fs -q -F -t ext4 -b 4096 -I 256 "
+				     "-O metadata_csum '%s' 16M "
+				     ">/dev/null 2>&1", t->img), 0);
+	memset(b, 0, sizeof(b));
+	put_le32(b, 12);			/* inode */
+	put_le16(b + 4, 16);			/* rec_len */
+	b[6] = 5;				/* name_len */
+	b[7] = 1;
+	memcpy(b + 8, "hello", 5);
+	put_le32(b + 16, 13);
+	put_le16(b + 20, BS - 16);		/* to the block's end */
+	b[22] = 3;
+	b[23] = 1;
+	memcpy(b + 24, "bye", 3);
+	for (i = BS; i < 2 * BS; i++)		/* no chain */
+		b[i] = (unsigned char)(i * 7 + 1);
+	assert_int_equal(testimg_path(t, "dirs", path, sizeof(path)), 0);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
+	assert_int_equal(close(fd), 0);
+	n = snprintf(script, sizeof(script), "jo -c\njw -b %d,%d %s\njc\n",
+		     DATA_BLK, DATA_BLK + 1, path);
+	assert_true(n > 0 && (size_t)n < sizeof(script));
+	assert_int_equal(testimg_debugfs(t, script), 0);
+
+	build(t->img, &h);
+	assert_int_equal(h.n, 2);
+	assert_false(e2sr_history_dirlike(&h, 1));	/* descriptor */
+	assert_true(e2sr_history_dirlike(&h, 2));
+	assert_false(e2sr_history_dirlike(&h, 3));
+	assert_false(e2sr_history_dirlike(&h, 4));	/* commit */
+	assert_false(e2sr_history_dirlike(&h, 5));	/* zeros */
+	assert_int_equal(h.nrecs, 0);
+	e2sr_history_free(&h);
+}
+
 /* No journal: an empty index. */
 static void test_no_journal(void **state)
 {
@@ -278,6 +329,7 @@ static void test_no_journal(void **state)
 	assert_int_equal(h.n, 0);
 	assert_int_equal(h.nrecs, 0);
 	assert_null(h.recs);
+	assert_false(e2sr_history_dirlike(&h, 2));
 	e2sr_history_free(&h);
 	ext2fs_close_free(&fs);
 }
@@ -288,6 +340,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tables,
 			testimg_fixture_setup, testimg_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_unverified_copy,
+			testimg_fixture_setup, testimg_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_dirlike,
 			testimg_fixture_setup, testimg_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_journal,
 			testimg_fixture_setup, testimg_fixture_teardown),
