@@ -441,8 +441,11 @@ errcode_t e2sr_begin_write(struct e2sr_ctx *ctx);
 errcode_t e2sr_close(struct e2sr_ctx *ctx);
 errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
 
-/* inventory.c */
+/* scan.c: the find stage, every pass in order */
 errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx);
+
+/* inventory.c */
+errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx);
 void e2sr_inventory_free(struct e2sr_inventory *inv);
 errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 			     struct e2sr_file **ret);
@@ -462,9 +465,6 @@ blk64_t e2sr_free_count(const struct e2sr_ctx *ctx);
 
 /* unwritten.c */
 errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx);
-errcode_t e2sr_unwritten_add(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			     const struct ext2_inode *inode,
-			     const struct ext2fs_extent *ext);
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv);
 errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);

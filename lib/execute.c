@@ -180,7 +180,12 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 	err = e2sr_wipe_journal(ctx, &st->journal_wiped);
 	phase_done(&st->time_journal, &t);
 	if (!err && ctx->verify) {
+		/* Blocks read back, then the records rewritten in place. */
 		err = e2sr_verify(ctx);
+		if (!err)
+			err = e2sr_free_inodes_verify(ctx);
+		if (!err && st->verify_bad)
+			err = E2SR_ERR_VERIFY;
 		phase_done(&st->time_verify, &t);
 	}
 	return err;

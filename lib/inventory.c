@@ -7,7 +7,8 @@
  * a deleted inode.  Identity is (inode number, i_generation).  For each
  * one the block map is read as far as the record still holds it.  The
  * same scan hands every record to livemap.c, which builds what is in use
- * from the maps and names themselves.
+ * from the maps and names themselves.  The versions only the journal
+ * still has are discover.c's pass, after this one (scan.c).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -231,7 +232,11 @@ static errcode_t next_inode(ext2_filsys fs, ext2_inode_scan scan,
 #endif
 }
 
-errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
+/*
+ * The live pass of the find stage (scan.c): every record of the inode
+ * tables, the live map finished, the groups' tails.
+ */
+errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
 	ext2_inode_scan scan;
@@ -300,13 +305,6 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 		err = e2sr_livemap_finish(ctx);
 	if (!err)
 		err = scan_tails(ctx, inode);
-	/* Then the versions only the journal still has. */
-	if (!err)
-		err = e2sr_discover_journal(ctx);
-	if (!err && ctx->progress)
-		ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
-			      fs->super->s_inodes_count,
-			      fs->super->s_inodes_count);
 out_mem:
 	ext2fs_free_mem(&inode);
 	return err;

@@ -173,6 +173,73 @@ static errcode_t claim_data(struct live_walk *w, blk64_t pblk, blk64_t len)
 	return err;
 }
 
+/* The extent in the inventory's list, merged with the last one it extends. */
+static errcode_t note_extent(struct e2sr_inventory *inv, ext2_ino_t ino,
+			     const struct ext2fs_extent *ext)
+{
+	struct e2sr_unwritten *u;
+
+	if (inv->unwritten_count) {
+		u = &inv->unwritten[inv->unwritten_count - 1];
+		if (u->ino == ino &&
+		    (blk64_t)u->lblk + u->len == ext->e_lblk &&
+		    u->pblk + u->len == ext->e_pblk &&
+		    u->len <= ~0U - ext->e_len) {
+			u->len += ext->e_len;
+			return 0;
+		}
+	}
+	if (inv->unwritten_count == inv->unwritten_alloc &&
+	    e2sr_array_room(&inv->unwritten, &inv->unwritten_alloc,
+			    inv->unwritten_count + 1, sizeof(*inv->unwritten)))
+		return EXT2_ET_NO_MEMORY;
+	u = &inv->unwritten[inv->unwritten_count++];
+	u->ino = ino;
+	u->lblk = ext->e_lblk;
+	u->residue_of = 0;
+	u->pblk = ext->e_pblk;
+	u->len = ext->e_len;
+	return 0;
+}
+
+/*
+ * One unwritten extent met by the walk of every map in use, of a live
+ * regular file: its owner is noted, and with --all-free the extent too,
+ * for unwritten.c to plan.  A tree that cannot be read never gets here:
+ * the run is refused.
+ */
+static errcode_t note_unwritten(struct e2sr_ctx *ctx, ext2_ino_t ino,
+				const struct ext2_inode *inode,
+				const struct ext2fs_extent *ext)
+{
+	struct e2sr_livemap *lm = &ctx->live;
+	errcode_t err;
+
+	if (!(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !ext->e_len ||
+	    !(inode->i_flags & EXT4_EXTENTS_FL) || !inode->i_links_count ||
+	    !LINUX_S_ISREG(inode->i_mode) ||
+	    ino < EXT2_FIRST_INODE(ctx->fs->super) ||
+	    ino > ctx->fs->super->s_inodes_count)
+		return 0;
+	/* Few files preallocate: a sparse set, whatever the fs size. */
+	if (!lm->unwritten_inodes) {
+		err = ext2fs_alloc_generic_bmap(ctx->fs,
+				EXT2_ET_MAGIC_INODE_BITMAP64,
+				EXT2FS_BMAP64_RBTREE, 1,
+				ctx->fs->super->s_inodes_count,
+				(__u64)EXT2_INODES_PER_GROUP(ctx->fs->super) *
+				ctx->fs->group_desc_count,
+				"files with unwritten extents",
+				&lm->unwritten_inodes);
+		if (err)
+			return err;
+	}
+	ext2fs_mark_inode_bitmap2(lm->unwritten_inodes, ino);
+	if (!(ctx->sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
+		return 0;
+	return note_extent(&ctx->inv, ino, ext);
+}
+
 /* Indirect maps list data blocks one by one: claim them in runs. */
 static errcode_t flush_run(struct live_walk *w)
 {
@@ -207,7 +274,7 @@ static errcode_t leaf_extent(struct live_walk *w, const struct ext2fs_extent *e)
 	if (e->e_flags & EXT2_EXTENT_FLAGS_UNINIT) {
 		err = claim(w, e->e_pblk, e->e_len, 0);
 		if (!err && e->e_len)
-			err = e2sr_unwritten_add(w->ctx, w->ino, w->inode, e);
+			err = note_unwritten(w->ctx, w->ino, w->inode, e);
 		return err;
 	}
 	return claim_data(w, e->e_pblk, e->e_len);
