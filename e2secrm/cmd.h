@@ -65,15 +65,7 @@ extern const char *program_name;
  * here and printed by the human report, the JSON report and the record.
  */
 struct run_counts {
-	uint64_t	data;
-	uint64_t	meta;
-	uint64_t	names;
-	uint64_t	records;
-	uint64_t	journal;
-	uint64_t	all_free;
-	uint64_t	unwritten;
-	uint64_t	free_records;
-	uint64_t	itable;
+	uint64_t	n[E2SR_KIND_COUNT][2];	/* by kind (lib/kinds.c) */
 };
 
 /* The secure-delete inodes of the inventory, by state. */

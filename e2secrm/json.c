@@ -147,20 +147,26 @@ static double span(double from, double to)
 	return from && to && to >= from ? to - from : 0;
 }
 
-/* "name": {...} with no indent or separator: the caller places it. */
+/*
+ * "name": {...} with no indent or separator: the caller places it.  The
+ * keys are the table of kinds' (lib/kinds.c), in its order.
+ */
 void json_counts(FILE *f, const char *name, const struct run_counts *c)
 {
-	fprintf(f,
-		"\"%s\": {\"data_blocks\": %" PRIu64
-		", \"metadata_blocks\": %" PRIu64 ", \"names\": %" PRIu64
-		", \"inode_records\": %" PRIu64 ", \"journal_blocks\": %"
-		PRIu64 ", \"all_free_blocks\": %" PRIu64
-		", \"unwritten_blocks\": %" PRIu64
-		", \"free_inode_records\": %" PRIu64
-		", \"inode_table_blocks\": %" PRIu64 ", \"bytes\": %"
-		PRIu64 "}", name, c->data, c->meta, c->names, c->records,
-		c->journal, c->all_free, c->unwritten, c->free_records,
-		c->itable, count_bytes(c, facts.blocksize));
+	const char *sep = "";
+	int k, i;
+
+	fprintf(f, "\"%s\": {", name);
+	for (k = 0; k < E2SR_KIND_COUNT; k++)
+		for (i = 0; i < 2; i++) {
+			if (!e2sr_kinds[k].count[i].key)
+				continue;
+			fprintf(f, "%s\"%s\": %" PRIu64, sep,
+				e2sr_kinds[k].count[i].key, c->n[k][i]);
+			sep = ", ";
+		}
+	fprintf(f, "%s\"bytes\": %" PRIu64 "}", sep,
+		count_bytes(c, facts.blocksize));
 }
 
 /* "verify": null without --verify, else what was read back. */

@@ -625,26 +625,6 @@ struct facts {
 	char			verify[320];
 };
 
-static const char *kind_names[9] = {
-	"freed data blocks", "freed metadata blocks",
-	"removed directory names", "deleted inode records",
-	"stale journal copies", "all free blocks", "unwritten extent blocks",
-	"free inode records", "inode table blocks",
-};
-
-static void counts_array(const struct run_counts *c, uint64_t v[9])
-{
-	v[0] = c->data;
-	v[1] = c->meta;
-	v[2] = c->names;
-	v[3] = c->records;
-	v[4] = c->journal;
-	v[5] = c->all_free;
-	v[6] = c->unwritten;
-	v[7] = c->free_records;
-	v[8] = c->itable;
-}
-
 /*
  * @s from column @col to 78, folded at blanks, continued at column @col;
  * the caller has put the cursor at @col.
@@ -671,8 +651,8 @@ static void write_text(FILE *f, const struct facts *x)
 	const struct dev_id *d = &x->dev;
 	const struct e2sr_ctx *ctx = x->ctx;
 	struct run_counts found, wiped;
-	uint64_t fv[9], wv[9];
 	size_t i, n;
+	int k, q;
 
 	fprintf(f, "%s\n\n", x->out.summary);
 	fprintf(f, "e2secrm sanitisation record (the fields of NIST SP "
@@ -743,8 +723,6 @@ static void write_text(FILE *f, const struct facts *x)
 	}
 	count_found(ctx, &found);
 	count_wiped(ctx, &wiped);
-	counts_array(&found, fv);
-	counts_array(&wiped, wv);
 	{
 		struct run_inodes ri;
 
@@ -755,9 +733,12 @@ static void write_text(FILE *f, const struct facts *x)
 	}
 	fprintf(f, "\n  %-26s %14s %14s\n", "Residues, by kind", "found",
 		"wiped");
-	for (i = 0; i < 9; i++)
-		fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64 "\n",
-			kind_names[i], fv[i], wv[i]);
+	for (k = 0; k < E2SR_KIND_COUNT; k++)
+		for (q = 0; q < 2; q++)
+			if (e2sr_kinds[k].count[q].record)
+				fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64
+					"\n", e2sr_kinds[k].count[q].record,
+					found.n[k][q], wiped.n[k][q]);
 	fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64 "\n", "bytes (blocks)",
 		count_bytes(&found, x->fs->blocksize),
 		count_bytes(&wiped, x->fs->blocksize));

@@ -8,6 +8,7 @@
  */
 #include <stdio.h>
 #include <inttypes.h>
+#include <string.h>
 #include <time.h>
 
 #include <et/com_err.h>
@@ -36,39 +37,26 @@ void count_inodes(const struct e2sr_ctx *ctx, struct run_inodes *n)
 /* What the plan holds; all free blocks only when they are to be wiped. */
 void count_found(const struct e2sr_ctx *ctx, struct run_counts *c)
 {
-	const struct e2sr_plan *p = &ctx->plan;
-
-	c->data = p->data_count;
-	c->meta = p->meta_count;
-	c->names = p->name_count;
-	c->records = p->inode_count;
-	c->journal = p->journal_blocks;
-	c->all_free = p->free_all ? p->free_count : 0;
-	c->unwritten = p->unwritten_count;
-	c->free_records = p->free_inodes;
-	c->itable = p->itable_blocks;
+	e2sr_kind_counts(ctx, 0, c->n);
 }
 
 void count_wiped(const struct e2sr_ctx *ctx, struct run_counts *c)
 {
-	const struct e2sr_stats *st = &ctx->stats;
-
-	c->data = st->data_wiped;
-	c->meta = st->meta_wiped;
-	c->names = st->names_wiped;
-	c->records = st->inodes_scrubbed;
-	c->journal = st->journal_wiped;
-	c->all_free = st->free_wiped;
-	c->unwritten = st->unwritten_wiped;
-	c->free_records = st->free_inodes_scrubbed;
-	c->itable = st->itable_written;
+	e2sr_kind_counts(ctx, 1, c->n);
 }
 
 /* Bytes in whole blocks: names and records are inside other blocks. */
 uint64_t count_bytes(const struct run_counts *c, unsigned int blocksize)
 {
-	return (c->data + c->meta + c->journal + c->all_free + c->unwritten +
-		c->itable) * (uint64_t)blocksize;
+	uint64_t n = 0;
+	int k, i;
+
+	for (k = 0; k < E2SR_KIND_COUNT; k++)
+		for (i = 0; i < 2; i++)
+			if (e2sr_kinds[k].count[i].unit &&
+			    !strcmp(e2sr_kinds[k].count[i].unit, "blocks"))
+				n += c->n[k][i];
+	return n * blocksize;
 }
 
 /* A deleted or journal-only secure-delete file whose map is gone. */
@@ -299,33 +287,31 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	       "e2secrm more often than the journal fills (see e2secrm(8))");
 }
 
-static void print_blocks(const char *what, blk64_t n, unsigned bs)
-{
-	printf("  %-24s %10" PRIu64 " blocks %14" PRIu64 " bytes\n", what,
-	       (uint64_t)n, (uint64_t)n * bs);
-}
-
 /*
- * The lines of the plan or of what was done: all free blocks and
- * unwritten extents only when planned, free records only when asked for.
+ * The lines of the plan or of what was done, from the table of kinds:
+ * all free blocks and unwritten extents only when planned, free records
+ * only when asked for.  Blocks say their bytes; a second count goes on
+ * the line of the first.
  */
 static void print_counts(const struct e2sr_ctx *ctx,
 			 const struct run_counts *c, unsigned bs)
 {
-	print_blocks("freed data", c->data, bs);
-	print_blocks("freed metadata", c->meta, bs);
-	printf("  %-24s %10" PRIu64 " entries\n", "removed directory names",
-	       c->names);
-	printf("  %-24s %10" PRIu64 " records\n", "deleted inode records",
-	       c->records);
-	print_blocks("stale journal copies", c->journal, bs);
-	if (ctx->plan.free_all)
-		print_blocks("all free blocks", c->all_free, bs);
-	if (ctx->plan.unwritten_count)
-		print_blocks("unwritten extents", c->unwritten, bs);
-	if (ctx->sanitize & E2SR_FREE_INODES)
-		printf("  %-24s %10" PRIu64 " records %13" PRIu64 " blocks\n",
-		       "free inode records", c->free_records, c->itable);
+	const struct e2sr_kind_count *kc;
+	int k;
+
+	for (k = 0; k < E2SR_KIND_COUNT; k++) {
+		if (!e2sr_kind_shown(ctx, k))
+			continue;
+		kc = e2sr_kinds[k].count;
+		printf("  %-24s %10" PRIu64 " %s", kc[0].label, c->n[k][0],
+		       kc[0].unit);
+		if (kc[1].key)
+			printf(" %13" PRIu64 " %s", c->n[k][1], kc[1].unit);
+		else if (!strcmp(kc[0].unit, "blocks"))
+			printf(" %14" PRIu64 " bytes",
+			       c->n[k][0] * (uint64_t)bs);
+		putchar('\n');
+	}
 }
 
 static const char *jwhy_name(unsigned int why)

@@ -15,6 +15,7 @@
 #define E2SECRM_H
 
 #include <signal.h>
+#include <stdint.h>
 #include <ext2fs/ext2fs.h>
 #include "e2sr_err.h"
 #include "journal.h"
@@ -547,5 +548,52 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx);
 /* execute.c */
 errcode_t e2sr_execute_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_execute(struct e2sr_ctx *ctx);
+
+/*
+ * kinds.c: the residue kinds, in the order the reports list them.  Each
+ * counts one thing, or two (free inode records, and the inode table
+ * blocks they take).
+ */
+enum e2sr_kind_id {
+	E2SR_KIND_DATA,
+	E2SR_KIND_META,
+	E2SR_KIND_NAMES,
+	E2SR_KIND_RECORDS,
+	E2SR_KIND_JOURNAL,
+	E2SR_KIND_ALL_FREE,
+	E2SR_KIND_UNWRITTEN,
+	E2SR_KIND_FREE_RECORDS,
+	E2SR_KIND_COUNT
+};
+
+/* execute.c runs the phases 1 to E2SR_PHASES in turn. */
+#define E2SR_PHASES	4
+
+struct e2sr_kind_count {
+	const char	*key;		/* JSON: "data_blocks"; NULL: none */
+	const char	*label;		/* the report's line; NULL: on the */
+					/* line of the first count */
+	const char	*record;	/* the sanitisation record's row */
+	const char	*unit;		/* "blocks" are whole blocks */
+};
+
+struct e2sr_kind {
+	struct e2sr_kind_count	count[2];
+	int		phase;		/* of execute, 1 to E2SR_PHASES */
+	/* Listed by the report only when it says so; NULL: always. */
+	int		(*shown)(const struct e2sr_ctx *ctx);
+	void		(*planned)(const struct e2sr_ctx *ctx, uint64_t n[2]);
+	void		(*done)(const struct e2sr_ctx *ctx, uint64_t n[2]);
+	/* Before the first write, on the read-only handle; NULL: none. */
+	errcode_t	(*check)(struct e2sr_ctx *ctx);
+	errcode_t	(*wipe)(struct e2sr_ctx *ctx);
+	/* What it rewrote through libext2fs, read back; blocks: verify.c */
+	errcode_t	(*verify)(struct e2sr_ctx *ctx);
+};
+
+extern const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT];
+int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k);
+void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,
+		      uint64_t n[E2SR_KIND_COUNT][2]);
 
 #endif /* E2SECRM_H */

@@ -1,0 +1,368 @@
+/*
+ * kinds.c --- the residue kinds a run wipes, as one table.
+ *
+ * Owns, for each kind: its names (the report's line, the record's row,
+ * the JSON key), what the plan holds of it and what was wiped, when the
+ * report lists it, the phase of execute it belongs to, and its check,
+ * wipe and read-back steps.  execute.c walks the table phase by phase
+ * (as e2fsck walks its pass table); the command prints from it.  How a
+ * kind is found and planned is its own file's (dirent.c, free_inodes.c,
+ * unwritten.c, plan_journal.c, plan.c); how a block is written is
+ * wipe_io.c's.
+ *
+ * The table is in the order the reports list the kinds.  The phases are
+ * the crash-safe order: freed blocks first, then the blocks of free
+ * space and of live files' unwritten extents, then the names and
+ * records that map to the blocks, then the journal copies that map to
+ * everything else (execute.c says why).
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdio.h>
+
+#include "e2secrm.h"
+
+/* Every run of @map passes the check the writer will make. */
+static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block, end;
+	errcode_t err;
+
+	while (e2sr_next_run(map, 1, &start, last, &end)) {
+		err = e2sr_wipe_check_free(ctx, start, end - start);
+		if (err) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "blocks %llu-%llu",
+				 (unsigned long long)start,
+				 (unsigned long long)end - 1);
+			return err;
+		}
+		start = end;
+	}
+	return 0;
+}
+
+/* ---- freed data and metadata blocks ---- */
+
+static void data_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.data_count;
+}
+
+static void data_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.data_wiped;
+}
+
+static errcode_t data_check(struct e2sr_ctx *ctx)
+{
+	return check_runs(ctx, ctx->plan.data_blocks);
+}
+
+/* Data and metadata make one stage, one count, for the progress. */
+static errcode_t data_wipe(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+
+	return e2sr_wipe_bitmap(ctx, plan->data_blocks, E2SR_STAGE_WIPE_BLOCKS,
+				0, plan->data_count + plan->meta_count,
+				&ctx->stats.data_wiped);
+}
+
+static void meta_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.meta_count;
+}
+
+static void meta_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.meta_wiped;
+}
+
+static errcode_t meta_check(struct e2sr_ctx *ctx)
+{
+	return check_runs(ctx, ctx->plan.meta_blocks);
+}
+
+static errcode_t meta_wipe(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	errcode_t err;
+
+	err = e2sr_wipe_bitmap(ctx, plan->meta_blocks, E2SR_STAGE_WIPE_BLOCKS,
+			       ctx->stats.data_wiped,
+			       plan->data_count + plan->meta_count,
+			       &ctx->stats.meta_wiped);
+	if (err)
+		return err;
+	return io_channel_flush(ctx->fs->io);
+}
+
+/* ---- removed directory entries ---- */
+
+static void names_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.name_count;
+}
+
+static void names_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.names_wiped;
+}
+
+/* ---- deleted inode records ---- */
+
+static void records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.inode_count;
+}
+
+static void records_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.inodes_scrubbed;
+}
+
+static errcode_t records_check(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	ext2_filsys fs = ctx->fs;
+	size_t i;
+
+	for (i = 0; i < plan->inode_count; i++) {
+		ext2_ino_t ino = plan->inodes[i];
+
+		if (!ino || ino > fs->super->s_inodes_count)
+			return EXT2_ET_BAD_INODE_NUM;
+		if (ext2fs_test_inode_bitmap2(fs->inode_map, ino)) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "inode %u", ino);
+			return E2SR_ERR_INODE_IN_USE;
+		}
+	}
+	return 0;
+}
+
+/* After the names: the records are what says which inodes were +s. */
+static errcode_t records_wipe(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	errcode_t err;
+	size_t i;
+
+	for (i = 0; i < plan->inode_count; i++) {
+		if (ctx->cancel && *ctx->cancel)
+			return E2SR_ERR_CANCELLED;
+		err = e2sr_scrub_inode(ctx, plan->inodes[i]);
+		if (err)
+			return err;
+		if (ctx->progress)
+			ctx->progress(ctx->progress_data,
+				      E2SR_STAGE_SCRUB_INODES, i + 1,
+				      plan->inode_count);
+	}
+	return io_channel_flush(ctx->fs->io);
+}
+
+/* ---- stale journal copies ---- */
+
+static void journal_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.journal_blocks;
+}
+
+static void journal_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.journal_wiped;
+}
+
+static errcode_t journal_check(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	errcode_t err;
+	size_t i;
+
+	if (!plan->journal_count)
+		return 0;
+	/* Stale copies may go only once the journal is empty. */
+	if (ctx->journal && ctx->journal->jsb.start &&
+	    ctx->recovered != E2SR_RECOVERY_VIEW)
+		return E2SR_ERR_JOURNAL_LIVE;
+	for (i = 0; i < plan->journal_count; i++) {
+		err = e2sr_wipe_journal_place(ctx, plan->journal[i].jblock, 1);
+		if (err) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "journal block %u", plan->journal[i].jblock);
+			return err;
+		}
+	}
+	return 0;
+}
+
+static errcode_t journal_wipe(struct e2sr_ctx *ctx)
+{
+	return e2sr_wipe_journal(ctx, &ctx->stats.journal_wiped);
+}
+
+/* ---- all free blocks (--all-free, --all-free-if-lost) ---- */
+
+static int all_free_shown(const struct e2sr_ctx *ctx)
+{
+	return ctx->plan.free_all;
+}
+
+static void all_free_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.free_all ? ctx->plan.free_count : 0;
+}
+
+static void all_free_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.free_wiped;
+}
+
+static errcode_t all_free_wipe(struct e2sr_ctx *ctx)
+{
+	if (!ctx->plan.free_all)
+		return 0;
+	return e2sr_wipe_free(ctx, &ctx->stats.free_wiped);
+}
+
+/* ---- unwritten extents of live files ---- */
+
+static int unwritten_shown(const struct e2sr_ctx *ctx)
+{
+	return ctx->plan.unwritten_count != 0;
+}
+
+static void unwritten_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.unwritten_count;
+}
+
+static void unwritten_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.unwritten_wiped;
+}
+
+static errcode_t unwritten_check(struct e2sr_ctx *ctx)
+{
+	if (!ctx->plan.unwritten_runs)
+		return 0;
+	return e2sr_unwritten_check(ctx);
+}
+
+static errcode_t unwritten_wipe(struct e2sr_ctx *ctx)
+{
+	if (!ctx->plan.unwritten_runs)
+		return 0;
+	return e2sr_unwritten_wipe(ctx, &ctx->stats.unwritten_wiped);
+}
+
+/* ---- free inode records (--free-inodes) ---- */
+
+static int free_records_shown(const struct e2sr_ctx *ctx)
+{
+	return !!(ctx->sanitize & E2SR_FREE_INODES);
+}
+
+static void free_records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->plan.free_inodes;
+	n[1] = ctx->plan.itable_blocks;
+}
+
+static void free_records_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = ctx->stats.free_inodes_scrubbed;
+	n[1] = ctx->stats.itable_written;
+}
+
+const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
+	[E2SR_KIND_DATA] = {
+		.count = { { "data_blocks", "freed data",
+			     "freed data blocks", "blocks" } },
+		.phase = 1,
+		.planned = data_planned, .done = data_done,
+		.check = data_check, .wipe = data_wipe,
+	},
+	[E2SR_KIND_META] = {
+		.count = { { "metadata_blocks", "freed metadata",
+			     "freed metadata blocks", "blocks" } },
+		.phase = 1,
+		.planned = meta_planned, .done = meta_done,
+		.check = meta_check, .wipe = meta_wipe,
+	},
+	[E2SR_KIND_NAMES] = {
+		.count = { { "names", "removed directory names",
+			     "removed directory names", "entries" } },
+		.phase = 3,
+		.planned = names_planned, .done = names_done,
+		.wipe = e2sr_names_wipe,
+	},
+	[E2SR_KIND_RECORDS] = {
+		.count = { { "inode_records", "deleted inode records",
+			     "deleted inode records", "records" } },
+		.phase = 3,
+		.planned = records_planned, .done = records_done,
+		.check = records_check, .wipe = records_wipe,
+	},
+	[E2SR_KIND_JOURNAL] = {
+		.count = { { "journal_blocks", "stale journal copies",
+			     "stale journal copies", "blocks" } },
+		.phase = 4,
+		.planned = journal_planned, .done = journal_done,
+		.check = journal_check, .wipe = journal_wipe,
+	},
+	[E2SR_KIND_ALL_FREE] = {
+		.count = { { "all_free_blocks", "all free blocks",
+			     "all free blocks", "blocks" } },
+		.phase = 2,
+		.shown = all_free_shown,
+		.planned = all_free_planned, .done = all_free_done,
+		.wipe = all_free_wipe,
+	},
+	[E2SR_KIND_UNWRITTEN] = {
+		.count = { { "unwritten_blocks", "unwritten extents",
+			     "unwritten extent blocks", "blocks" } },
+		.phase = 2,
+		.shown = unwritten_shown,
+		.planned = unwritten_planned, .done = unwritten_done,
+		.check = unwritten_check, .wipe = unwritten_wipe,
+	},
+	[E2SR_KIND_FREE_RECORDS] = {
+		.count = { { "free_inode_records", "free inode records",
+			     "free inode records", "records" },
+			   { "inode_table_blocks", NULL,
+			     "inode table blocks", "blocks" } },
+		.phase = 3,
+		.shown = free_records_shown,
+		.planned = free_records_planned, .done = free_records_done,
+		.check = e2sr_free_inodes_check, .wipe = e2sr_free_inodes_wipe,
+		.verify = e2sr_free_inodes_verify,
+	},
+};
+
+/* Whether the report lists kind @k for this run. */
+int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k)
+{
+	return !e2sr_kinds[k].shown || e2sr_kinds[k].shown(ctx);
+}
+
+/* What the plan holds of every kind, or what was wiped (@done). */
+void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,
+		      uint64_t n[E2SR_KIND_COUNT][2])
+{
+	int k;
+
+	for (k = 0; k < E2SR_KIND_COUNT; k++) {
+		n[k][0] = n[k][1] = 0;
+		if (done)
+			e2sr_kinds[k].done(ctx, n[k]);
+		else
+			e2sr_kinds[k].planned(ctx, n[k]);
+	}
+}
