@@ -11,7 +11,9 @@
  * first inode table blocks is mapped from the device alone, as a deleted
  * and as a live file.  Besides crashes, hangs and leaks, a map that lists
  * more blocks than the filesystem has, or a block outside it, is a
- * finding: that is the bound blockmap.c promises.
+ * finding: that is the bound blockmap.c promises.  So is a history
+ * index whose records are not of the inode table copies they name, or
+ * out of log order (check_index).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -54,6 +56,53 @@ static void check_map(ext2_filsys fs, const struct e2sr_file *file,
 			(unsigned long long)total, (unsigned long long)end);
 		abort();
 	}
+}
+
+static void index_fail(size_t i, const char *what)
+{
+	fprintf(stderr, "fuzz_histmap: index record %zu: %s\n", i, what);
+	abort();
+}
+
+/*
+ * The history index as discovery takes it: every record listed is of a
+ * verified copy the layout calls an inode table block, at a slot of it,
+ * of an inode that block holds, in log order without repeats; and a
+ * block marked as reading like a directory is one of the walk's stale
+ * blocks.
+ */
+static void check_index(const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_history *h = &ctx->history;
+	const struct e2sr_jwalk *w = &h->walk;
+	unsigned int isz = EXT2_INODE_SIZE(ctx->fs->super);
+	size_t i, k = 0;
+	__u32 jb;
+
+	for (i = 0; i < h->nrecs; i++) {
+		const struct e2sr_irec *x = &h->recs[i];
+		const struct e2sr_version *v;
+
+		if (i && (h->recs[i - 1].jblock > x->jblock ||
+			  (h->recs[i - 1].jblock == x->jblock &&
+			   h->recs[i - 1].offset >= x->offset)))
+			index_fail(i, "not in log order, or repeated");
+		while (k < h->n && h->v[h->by_jblock[k]].jblock < x->jblock)
+			k++;
+		if (k >= h->n || h->v[h->by_jblock[k]].jblock != x->jblock)
+			index_fail(i, "no copy at its journal block");
+		v = &h->v[h->by_jblock[k]];
+		if (v->kind != E2SR_JK_ITABLE || !v->verified)
+			index_fail(i, "not of a verified inode table copy");
+		if (x->offset % isz || x->offset + isz > ctx->fs->blocksize)
+			index_fail(i, "not at a slot of the block");
+		if (x->ino < v->ino || x->ino - v->ino >= v->ino_count ||
+		    (x->ino - v->ino) * isz != x->offset)
+			index_fail(i, "not an inode the block holds");
+	}
+	for (jb = w->jsb.first; jb < w->jsb.last; jb++)
+		if (e2sr_history_dirlike(h, jb) && !e2sr_jwalk_stale(w, jb))
+			index_fail(jb, "directory-like but not stale");
 }
 
 static void map_records(struct e2sr_ctx *ctx)
@@ -102,9 +151,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY))
 		goto out;
-	if (!e2sr_discover_journal(ctx))
+	if (!e2sr_discover_journal(ctx)) {
+		check_index(ctx);
 		for (i = 0; i < ctx->inv.count; i++)
 			check_map(ctx->fs, &ctx->inv.files[i], 0);
+	}
 	map_records(ctx);
 out:
 	e2sr_ctx_free(ctx);
