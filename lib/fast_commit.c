@@ -162,17 +162,9 @@ static errcode_t collect(void *priv, const struct e2sr_fc_rec *rec)
 {
 	struct fc_collect *c = priv;
 	struct e2sr_fcwalk *w = c->w;
-	struct e2sr_fc_rec *n;
-	size_t na;
 
-	if (w->n == w->alloc) {
-		na = w->alloc ? w->alloc * 2 : 64;
-		n = realloc(w->recs, na * sizeof(*n));
-		if (!n)
-			return EXT2_ET_NO_MEMORY;
-		w->recs = n;
-		w->alloc = na;
-	}
+	if (e2sr_array_room(&w->recs, &w->alloc, w->n + 1, sizeof(*w->recs)))
+		return EXT2_ET_NO_MEMORY;
 	w->recs[w->n++] = *rec;
 	c->any = 1;
 	return 0;

@@ -236,6 +236,7 @@ struct replay {
 	ext2fs_block_bitmap	meta;		/* metadata: never data */
 	struct region		*regions;	/* add_range targets */
 	size_t			nregions;
+	size_t			aregions;
 	ext2_ino_t		*modified;
 	size_t			nmodified;
 	size_t			amodified;
@@ -414,20 +415,14 @@ static int data_range_ok(struct replay *r, blk64_t pblk, __u32 len)
 
 static errcode_t add_modified(struct replay *r, ext2_ino_t ino)
 {
-	ext2_ino_t *n;
-	size_t i, na;
+	size_t i;
 
 	for (i = 0; i < r->nmodified; i++)
 		if (r->modified[i] == ino)
 			return 0;
-	if (r->nmodified == r->amodified) {
-		na = r->amodified ? r->amodified * 2 : 32;
-		n = realloc(r->modified, na * sizeof(*n));
-		if (!n)
-			return EXT2_ET_NO_MEMORY;
-		r->modified = n;
-		r->amodified = na;
-	}
+	if (e2sr_array_room(&r->modified, &r->amodified, r->nmodified + 1,
+			    sizeof(*r->modified)))
+		return EXT2_ET_NO_MEMORY;
 	r->modified[r->nmodified++] = ino;
 	return 0;
 }
@@ -1068,7 +1063,6 @@ static errcode_t for_each_tag(struct replay *r, tag_fn fn)
 /* Bounds that do not depend on the state: checked before any change. */
 static errcode_t check_tag(struct replay *r, const struct fc_tag *t)
 {
-	struct region *nr;
 	unsigned int elen;
 	blk64_t pblk;
 	__u32 lblk, len;
@@ -1087,13 +1081,9 @@ static errcode_t check_tag(struct replay *r, const struct fc_tag *t)
 			return refuse(r, E2SR_ERR_FC_CORRUPT,
 				      "maps blocks outside the data area",
 				      get_le32(t->val));
-		if (r->nregions % 64 == 0) {
-			nr = realloc(r->regions,
-				     (r->nregions + 64) * sizeof(*nr));
-			if (!nr)
-				return EXT2_ET_NO_MEMORY;
-			r->regions = nr;
-		}
+		if (e2sr_array_room(&r->regions, &r->aregions,
+				    r->nregions + 1, sizeof(*r->regions)))
+			return EXT2_ET_NO_MEMORY;
 		r->regions[r->nregions].pblk = pblk;
 		r->regions[r->nregions].len = len;
 		r->nregions++;

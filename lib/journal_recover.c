@@ -130,8 +130,6 @@ static errcode_t add_revoke(void *priv, blk64_t blk,
 			    unsigned int index EXT2FS_ATTR((unused)))
 {
 	struct recover *r = priv;
-	struct revoke *nr;
-	size_t na;
 
 	if (r->nrevokes == r->arevokes) {
 		if (r->nrevokes)
@@ -139,14 +137,11 @@ static errcode_t add_revoke(void *priv, blk64_t blk,
 		if (r->nrevokes >= MAX_REVOKES)
 			return E2SR_ERR_JOURNAL_TOO_BIG;
 		/* Grow unless merging freed at least half. */
-		if (!r->arevokes || r->nrevokes * 2 > r->arevokes) {
-			na = r->arevokes ? r->arevokes * 2 : 256;
-			nr = realloc(r->revokes, na * sizeof(*nr));
-			if (!nr)
-				return EXT2_ET_NO_MEMORY;
-			r->revokes = nr;
-			r->arevokes = na;
-		}
+		if ((!r->arevokes || r->nrevokes * 2 > r->arevokes) &&
+		    e2sr_array_room(&r->revokes, &r->arevokes,
+				    r->arevokes ? r->arevokes * 2 : 256,
+				    sizeof(*r->revokes)))
+			return EXT2_ET_NO_MEMORY;
 	}
 	r->revokes[r->nrevokes].blk = blk;
 	r->revokes[r->nrevokes].seq = r->seq;
@@ -196,16 +191,10 @@ static errcode_t add_write(struct recover *r, blk64_t blk, __u32 pos,
 			   __u32 flags)
 {
 	struct e2sr_jreplay *nw;
-	size_t na;
 
-	if (r->nwrites == r->awrites) {
-		na = r->awrites ? r->awrites * 2 : 256;
-		nw = realloc(r->writes, na * sizeof(*nw));
-		if (!nw)
-			return EXT2_ET_NO_MEMORY;
-		r->writes = nw;
-		r->awrites = na;
-	}
+	if (e2sr_array_room(&r->writes, &r->awrites, r->nwrites + 1,
+			    sizeof(*r->writes)))
+		return EXT2_ET_NO_MEMORY;
 	nw = &r->writes[r->nwrites++];
 	nw->fs_block = blk;
 	nw->jblock = pos;
