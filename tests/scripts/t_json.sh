@@ -64,3 +64,61 @@ if [ "$rc" = 8 ] && [ "$(cat "$T/target")" = precious ]; then
 else
 	fail "json: not written through a symbolic link" "rc=$rc"
 fi
+
+# -n says what -y does, kind by kind: every count of the table of kinds
+# (lib/kinds.c) that a dry run finds is what the wet run wipes, on the
+# debugfs-made image above (removed names kept in slack) and on one the
+# kernel made (deletions, names in journal copies, a zero-ranged live +s
+# file), with and without --all-free --free-inodes.
+# agree NAME IMAGE MIN-KINDS [OPTIONS]: MIN-KINDS kinds at least found.
+agree() {
+	name=$1 img=$2 least=$3
+	shift 3
+	cp --sparse=always "$img" "$T/an.img"
+	cp --sparse=always "$img" "$T/ay.img"
+	run_e2secrm -n --no-state "$@" --json "$T/an.json" "$T/an.img"
+	run_e2secrm -y --no-state "$@" --json "$T/ay.json" "$T/ay.img"
+	n_found=$(jq -S -c .found "$T/an.json" 2>/dev/null)
+	y_found=$(jq -S -c .found "$T/ay.json" 2>/dev/null)
+	y_wiped=$(jq -S -c .wiped "$T/ay.json" 2>/dev/null)
+	kinds=$(jq '[.found | to_entries[] | select(.key != "bytes" and
+		.value > 0)] | length' "$T/an.json" 2>/dev/null)
+	if [ -n "$n_found" ] && [ "$n_found" = "$y_found" ] &&
+	   [ "$n_found" = "$y_wiped" ] && [ "${kinds:-0}" -ge "$least" ]; then
+		pass "json agree $name: -y wipes what -n found, kind by kind ($kinds kinds)"
+	else
+		fail "json agree $name: -y wipes what -n found" \
+			"$kinds kinds; -n found $n_found; -y found $y_found, wiped $y_wiped"
+	fi
+}
+
+# The debugfs-made image: rebuilt, since the loop above wiped it.
+mkimg "$I" 16M -t ext4
+printf 'write %s s.bin\n' "$T/secret" | dfs "$I"
+printf 'set_inode_field s.bin flags 0x%x\nrm s.bin\n' $((fl | 1)) | dfs "$I"
+agree "debugfs image" "$I" 3
+agree "debugfs image, --all-free --free-inodes" "$I" 4 --all-free --free-inodes
+
+if why=$(can_loop_mount); then
+	K=$T/k.img
+	mkimg "$K" 64M -t ext4 -b 4096
+	kmount "$K"
+	mkdir "$T/mnt/d"
+	i=1
+	while [ $i -le 30 ]; do
+		head -c $((i * 5000)) /dev/urandom >"$T/mnt/d/s$i"
+		chattr +s "$T/mnt/d/s$i"
+		head -c 3000 /dev/urandom >"$T/mnt/p$i"
+		i=$((i + 1))
+	done
+	sync
+	rm "$T/mnt/d/s1" "$T/mnt/d/s2" "$T/mnt/d/s3" "$T/mnt"/d/s1[0-9]
+	fallocate -z -o 4096 -l 8192 "$T/mnt/d/s25"
+	sync
+	kumount
+	agree "kernel image" "$K" 4
+	agree "kernel image, --all-free --free-inodes" "$K" 5 \
+		--all-free --free-inodes
+else
+	skip "json agree kernel image" "$why"
+fi
