@@ -359,7 +359,7 @@ static int run(struct cmd_opts *o)
 		com_err(program_name, err, "while starting");
 		return E2SR_EXIT_ERROR;
 	}
-	ctx->cancel = &cancel_requested;
+	ctx->hooks.cancel = &cancel_requested;
 	ctx->method = o->method;
 	ctx->ext_journal = o->ext_journal;
 	ctx->sanitize = o->sanitize;

@@ -106,7 +106,7 @@ void progress_setup(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	prog.fd = o->progress_fd;
 	prog.device = o->device;
 	prog.last_percent = -1;
-	ctx->progress = on_progress;
+	ctx->hooks.progress = on_progress;
 }
 
 void progress_done(struct e2sr_ctx *ctx EXT2FS_ATTR((unused)))

@@ -320,7 +320,7 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 		return err;
 	}
 	for (i = 0; i < ctx->inv.dir_count; i++) {
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
@@ -369,16 +369,15 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 		return err;
 	}
 	for (i = 0; i < plan->name_dir_count; i++) {
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
 		err = walk_dir(&w, plan->name_dirs[i]);
 		if (err)
 			break;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data, E2SR_STAGE_NAMES,
-				      i + 1, plan->name_dir_count);
+		e2sr_progress(ctx, E2SR_STAGE_NAMES, i + 1,
+			      plan->name_dir_count);
 	}
 	ctx->stats.names_wiped = w.found;
 	name_walk_free(&w);

@@ -533,7 +533,7 @@ static errcode_t collect_versions(struct discover *d)
 		qsort(ids, nids, sizeof(*ids), cmp_ident);
 	/* In log order: the copies are read through a forward window. */
 	for (i = 0; i < n; i++) {
-		if (d->ctx->cancel && *d->ctx->cancel) {
+		if (e2sr_cancelled(d->ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			goto out;
 		}
@@ -1362,7 +1362,7 @@ static errcode_t take_ea_inodes(struct discover *d)
 	d->nfiles = 0;
 	err = index_files(d);
 	for (a = 0; !err && a < d->refs.n; a = b) {
-		if (d->ctx->cancel && *d->ctx->cancel)
+		if (e2sr_cancelled(d->ctx))
 			return E2SR_ERR_CANCELLED;
 		for (b = a + 1; b < d->refs.n &&
 		     d->refs.v[b].ea_ino == d->refs.v[a].ea_ino; b++)
@@ -1501,7 +1501,7 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 		}
 	}
 	for (first = 0; !err && first < d.n; first = i) {
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}

@@ -359,6 +359,17 @@ typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
 				 unsigned long long cur,
 				 unsigned long long max);
 
+/*
+ * What the command hooks into a run; lib/ checks them only through
+ * hooks.c's helpers.
+ */
+struct e2sr_hooks {
+	/* Set from a signal handler; checked at every safe point. */
+	volatile sig_atomic_t	*cancel;
+	e2sr_progress_fn	progress;
+	void			*progress_data;
+};
+
 struct e2sr_ctx {
 	ext2_filsys		fs;		/* read-only until begin_write */
 	ext2_filsys		ro_fs;		/* after it: what was checked */
@@ -383,10 +394,7 @@ struct e2sr_ctx {
 	ext2fs_block_bitmap	metadata_blocks; /* sb, gdt, bitmaps, tables */
 	struct e2sr_livemap	live;		/* in use, by the inodes */
 
-	/* Set from a signal handler; checked at every safe point. */
-	volatile sig_atomic_t	*cancel;
-	e2sr_progress_fn	progress;
-	void			*progress_data;
+	struct e2sr_hooks	hooks;
 
 	unsigned char		*wbuf;		/* one write's worth */
 	unsigned char		*rbuf;		/* --skip-zero's read */
@@ -509,6 +517,12 @@ int e2sr_plan_empty(const struct e2sr_plan *plan);
 /* dirent.c */
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);
 errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
+
+/* hooks.c */
+int e2sr_cancelled(const struct e2sr_ctx *ctx);
+int e2sr_progress_on(const struct e2sr_ctx *ctx);
+void e2sr_progress(const struct e2sr_ctx *ctx, enum e2sr_stage stage,
+		   unsigned long long cur, unsigned long long max);
 
 /* zero.c */
 int e2sr_all_zero(const void *buf, size_t len);

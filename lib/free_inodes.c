@@ -259,16 +259,15 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
 	if (err)
 		return err;
 	for (group = 0; group < fs->group_desc_count; group++) {
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
 		err = plan_group(ctx, group, buf, changed);
 		if (err)
 			break;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN_ITABLES,
-				      group + 1ULL, fs->group_desc_count);
+		e2sr_progress(ctx, E2SR_STAGE_SCAN_ITABLES, group + 1ULL,
+			      fs->group_desc_count);
 	}
 	free(buf);
 	free(changed);
@@ -341,7 +340,7 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 	for (i = 0; !err && i < plan->itable_runs; i++) {
 		const struct e2sr_itable_run *r = &plan->itable[i];
 
-		if (ctx->cancel && *ctx->cancel && write) {
+		if (e2sr_cancelled(ctx) && write) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
@@ -378,10 +377,8 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 			continue;
 		}
 		ctx->stats.free_inodes_scrubbed += n;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data,
-				      E2SR_STAGE_FREE_INODES, i + 1,
-				      plan->itable_runs);
+		e2sr_progress(ctx, E2SR_STAGE_FREE_INODES, i + 1,
+			      plan->itable_runs);
 	}
 	free(buf);
 	free(changed);

@@ -185,7 +185,7 @@ static errcode_t scan_tails(struct e2sr_ctx *ctx,
 	if (err)
 		return err;
 	for (group = 0; group < fs->group_desc_count; group++) {
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
@@ -259,7 +259,7 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
 
 	for (;;) {
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
@@ -285,9 +285,9 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 		if (!ino)
 			break;
 		ctx->inv.inodes_scanned++;
-		if (ctx->progress && !(ino & 4095))
-			ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
-				      ino, fs->super->s_inodes_count);
+		if (!(ino & 4095))
+			e2sr_progress(ctx, E2SR_STAGE_SCAN, ino,
+				      fs->super->s_inodes_count);
 		err = note_dir(ctx, ino, (struct ext2_inode *)inode);
 		if (!err)
 			err = e2sr_livemap_note(ctx, ino, inode, csum_bad);

@@ -154,15 +154,13 @@ static errcode_t records_wipe(struct e2sr_ctx *ctx)
 	size_t i;
 
 	for (i = 0; i < plan->inode_count; i++) {
-		if (ctx->cancel && *ctx->cancel)
+		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
 		err = e2sr_scrub_inode(ctx, plan->inodes[i]);
 		if (err)
 			return err;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data,
-				      E2SR_STAGE_SCRUB_INODES, i + 1,
-				      plan->inode_count);
+		e2sr_progress(ctx, E2SR_STAGE_SCRUB_INODES, i + 1,
+			      plan->inode_count);
 	}
 	return io_channel_flush(ctx->fs->io);
 }

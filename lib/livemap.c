@@ -684,7 +684,7 @@ static errcode_t read_dirs(struct e2sr_ctx *ctx, struct name_list *nl)
 	for (i = 0; !err && i < lm->dirrun_count; i++) {
 		r = &lm->dirruns[i];
 		for (pos = 0; !err && pos < r->len; pos += n) {
-			if (ctx->cancel && *ctx->cancel) {
+			if (e2sr_cancelled(ctx)) {
 				err = E2SR_ERR_CANCELLED;
 				break;
 			}

@@ -432,7 +432,7 @@ static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 	for (jb = w->jsb.first; w->nstale && jb < w->jsb.last; jb++) {
 		if (!e2sr_jwalk_stale(w, jb))
 			continue;
-		if (ctx->cancel && *ctx->cancel)
+		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
 		while (k < h->n && h->v[h->by_jblock[k]].jblock < jb)
 			k++;

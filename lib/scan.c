@@ -33,15 +33,13 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx)
 	errcode_t err;
 
 	for (i = 0; i < sizeof(scan_passes) / sizeof(scan_passes[0]); i++) {
-		if (ctx->cancel && *ctx->cancel)
+		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
 		err = scan_passes[i].run(ctx);
 		if (err)
 			return err;
 	}
-	if (ctx->progress)
-		ctx->progress(ctx->progress_data, E2SR_STAGE_SCAN,
-			      fs->super->s_inodes_count,
-			      fs->super->s_inodes_count);
+	e2sr_progress(ctx, E2SR_STAGE_SCAN, fs->super->s_inodes_count,
+		      fs->super->s_inodes_count);
 	return 0;
 }

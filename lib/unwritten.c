@@ -109,7 +109,7 @@ static errcode_t plan_nonzero(struct e2sr_ctx *ctx, unsigned char *buf,
 	    (blk64_t)r->lblk + r->len > (1ULL << 32))
 		return bad_extent(ctx, r->ino, r->lblk, r->pblk);
 	for (off = 0; off < r->len; off += n) {
-		if (ctx->cancel && *ctx->cancel)
+		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
 		n = r->len - off < bufblocks ? r->len - off : bufblocks;
 		err = io_channel_read_blk64(fs->io, r->pblk + off, n, buf);
@@ -385,7 +385,7 @@ static errcode_t plan_residue(struct e2sr_ctx *ctx, ext2fs_inode_bitmap seen,
 	}
 	/* Who has unwritten extents over them: one bit each from the scan. */
 	for (ino = 1; !err && any && ino <= last_ino; ino++) {
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
@@ -529,7 +529,7 @@ errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done)
 	for (i = 0; i < plan->unwritten_runs; i++) {
 		const struct e2sr_unwritten *u = &plan->unwritten[i];
 
-		if (ctx->cancel && *ctx->cancel)
+		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
 		err = still_unwritten(ctx->fs, u);
 		if (!err)
@@ -537,9 +537,8 @@ errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done)
 		if (err)
 			return err;
 		*done += u->len;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data, E2SR_STAGE_UNWRITTEN,
-				      *done, ctx->plan.unwritten_count);
+		e2sr_progress(ctx, E2SR_STAGE_UNWRITTEN, *done,
+			      ctx->plan.unwritten_count);
 	}
 	return io_channel_flush(ctx->fs->io);
 }

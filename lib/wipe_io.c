@@ -295,7 +295,7 @@ static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 		return err;
 	while (next_target(ctx, map, &start, last, &end)) {
 		while (start < end) {
-			if (ctx->cancel && *ctx->cancel)
+			if (e2sr_cancelled(ctx))
 				return E2SR_ERR_CANCELLED;
 			n = end - start;
 			if (n > ctx->wbuf_blocks)
@@ -305,9 +305,7 @@ static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 				return err;
 			*done += n;
 			start += n;
-			if (ctx->progress)
-				ctx->progress(ctx->progress_data, stage,
-					      base + *done, total);
+			e2sr_progress(ctx, stage, base + *done, total);
 		}
 	}
 	return 0;
@@ -320,7 +318,7 @@ errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 {
 	ext2_filsys fs = ctx->fs;
 
-	if (ctx->progress && !total)
+	if (e2sr_progress_on(ctx) && !total)
 		total = e2sr_bitmap_count(map, fs->super->s_first_data_block,
 					  ext2fs_blocks_count(fs->super) - 1);
 	return wipe_runs(ctx, map, stage, base, total, done);
@@ -414,7 +412,7 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 			i++;
 			continue;
 		}
-		if (ctx->cancel && *ctx->cancel)
+		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
 		for (n = 1; i + n < plan->journal_count && n < max &&
 		     plan->journal[i + n].jblock == first + n &&
@@ -432,9 +430,8 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 		j->win_count = 0;	/* the window held what is gone */
 		*done += n;
 		i += n;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data, E2SR_STAGE_JOURNAL,
-				      *done, plan->journal_blocks);
+		e2sr_progress(ctx, E2SR_STAGE_JOURNAL, *done,
+			      plan->journal_blocks);
 	}
 	return io_channel_flush(j->io);
 }
@@ -464,7 +461,7 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
 			;
 		if (!plan->journal[i].len)
 			continue;
-		if (ctx->cancel && *ctx->cancel) {
+		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
@@ -494,9 +491,8 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
 			break;
 		j->win_count = 0;	/* the window held what is gone */
 		(*done)++;
-		if (ctx->progress)
-			ctx->progress(ctx->progress_data, E2SR_STAGE_JOURNAL,
-				      *done, plan->journal_blocks);
+		e2sr_progress(ctx, E2SR_STAGE_JOURNAL, *done,
+			      plan->journal_blocks);
 	}
 	free(buf);
 	if (!err)
