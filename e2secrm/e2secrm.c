@@ -360,14 +360,14 @@ static int run(struct cmd_opts *o)
 		return E2SR_EXIT_ERROR;
 	}
 	ctx->hooks.cancel = &cancel_requested;
-	ctx->method = o->method;
-	ctx->ext_journal = o->ext_journal;
-	ctx->sanitize = o->sanitize;
-	ctx->verify = o->verify;
-	ctx->skip_zero = o->skip_zero;
+	ctx->opts.method = o->method;
+	ctx->opts.ext_journal = o->ext_journal;
+	ctx->opts.sanitize = o->sanitize;
+	ctx->opts.verify = o->verify;
+	ctx->opts.skip_zero = o->skip_zero;
 #ifdef E2SR_TEST_CUT
 	/* tests/e2secrm-cut only: the power goes after the k-th write. */
-	ctx->io_manager = cut_io_setup();
+	ctx->opts.io_manager = cut_io_setup();
 #endif
 	progress_setup(ctx, o);
 

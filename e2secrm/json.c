@@ -172,7 +172,7 @@ void json_counts(FILE *f, const char *name, const struct run_counts *c)
 /* "verify": null without --verify, else what was read back. */
 void json_verify(FILE *f, const struct e2sr_ctx *ctx)
 {
-	if (!ctx->verify) {
+	if (!ctx->opts.verify) {
 		fputs("\"verify\": null", f);
 		return;
 	}

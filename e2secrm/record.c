@@ -565,7 +565,7 @@ static void verification(const struct e2sr_ctx *ctx,
 {
 	if (!out->wrote)
 		snprintf(buf, len, "none (nothing was written)");
-	else if (!ctx || !ctx->verify)
+	else if (!ctx || !ctx->opts.verify)
 		snprintf(buf, len, "none (--verify was not given)");
 	else
 		snprintf(buf, len, "Full: every block wiped read back with "

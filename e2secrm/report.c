@@ -501,22 +501,22 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	       "wiped");
 	count_wiped(ctx, &c);
 	print_counts(ctx, &c, bs);
-	if (ctx->skip_zero)
+	if (ctx->opts.skip_zero)
 		printf("%s: %" PRIu64 " blocks already zero were not "
 		       "written (--skip-zero)\n", o->device,
 		       (uint64_t)st->zero_skipped);
-	if (ctx->method == E2SR_METHOD_DISCARD ||
-	    ctx->method == E2SR_METHOD_SECDISCARD)
+	if (ctx->opts.method == E2SR_METHOD_DISCARD ||
+	    ctx->opts.method == E2SR_METHOD_SECDISCARD)
 		printf("%s: %" PRIu64 " blocks discarded, %" PRIu64 " zeroed "
 		       "by the device, %lu runs written as zeros (no "
 		       "discard that reads back zeros)\n", o->device,
 		       (uint64_t)st->discarded, (uint64_t)st->zeroed_out,
 		       st->discard_fallback);
-	if (ctx->verify)
+	if (ctx->opts.verify)
 		printf("%s: verified %" PRIu64 " blocks read back: %s\n",
 		       o->device, (uint64_t)st->verified,
 		       st->verify_bad ? "MISMATCH" : "all as written");
-	if (ctx->method == E2SR_METHOD_SECDISCARD && st->secdiscard_fallback)
+	if (ctx->opts.method == E2SR_METHOD_SECDISCARD && st->secdiscard_fallback)
 		printf("%s: secure discard unavailable for %lu runs (not a "
 		       "block device, or not supported): discarded or zeroed instead\n",
 		       o->device, st->secdiscard_fallback);

@@ -23,7 +23,7 @@ errcode_t e2sr_ctx_new(struct e2sr_ctx **ret)
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return EXT2_ET_NO_MEMORY;
-	ctx->method = E2SR_METHOD_ZERO;
+	ctx->opts.method = E2SR_METHOD_ZERO;
 	*ret = ctx;
 	return 0;
 }

@@ -360,6 +360,19 @@ typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
 				 unsigned long long max);
 
 /*
+ * What the command asks of a run, set in one place before e2sr_open and
+ * left alone by lib/.
+ */
+struct e2sr_options {
+	enum e2sr_method	method;
+	int			sanitize;	/* E2SR_FREE_* */
+	int			verify;		/* read back what was wiped */
+	int			skip_zero;	/* read first, write non-zero */
+	const char		*ext_journal;	/* -j: external journal */
+	io_manager		io_manager;	/* NULL: unix_io */
+};
+
+/*
  * What the command hooks into a run; lib/ checks them only through
  * hooks.c's helpers.
  */
@@ -376,11 +389,7 @@ struct e2sr_ctx {
 	struct ext2_super_block	sb_seen;	/* the superblock as found */
 	char			*device;
 	int			open_flags;
-	enum e2sr_method	method;
-	int			sanitize;	/* E2SR_FREE_* */
-	io_manager		io_manager;	/* NULL: unix_io */
-	int			verify;		/* read back what was wiped */
-	int			skip_zero;	/* read first, write non-zero */
+	struct e2sr_options	opts;		/* the command's, set once */
 	struct e2sr_written	*written;	/* -m random runs, for it */
 	size_t			written_count;
 	size_t			written_alloc;
@@ -402,7 +411,6 @@ struct e2sr_ctx {
 	int			sec_fd;		/* for BLKSECDISCARD; -1: none */
 
 	/* The journal, and what recovering it did or would do. */
-	const char		*ext_journal;	/* -j: external journal */
 	struct e2sr_journal	*journal;
 	struct e2sr_journal	*ro_journal;	/* the view reads through it */
 	struct e2sr_jrecovery	recovery;

@@ -79,7 +79,7 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 				err = e2sr_kinds[k].wipe(ctx);
 		phase_done(phase_time[phase], &t);
 	}
-	if (!err && ctx->verify) {
+	if (!err && ctx->opts.verify) {
 		/* Blocks read back, then what the kinds rewrote in place. */
 		err = e2sr_verify(ctx);
 		for (k = 0; !err && k < E2SR_KIND_COUNT; k++)

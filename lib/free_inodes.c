@@ -249,7 +249,7 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
 	errcode_t err = 0;
 	dgrp_t group;
 
-	if (!(ctx->sanitize & E2SR_FREE_INODES))
+	if (!(ctx->opts.sanitize & E2SR_FREE_INODES))
 		return 0;
 	/* No records to scrub: plan->inodes is NULL, which qsort may not take. */
 	if (plan->inode_count)

@@ -264,7 +264,7 @@ static errcode_t unwritten_wipe(struct e2sr_ctx *ctx)
 
 static int free_records_shown(const struct e2sr_ctx *ctx)
 {
-	return !!(ctx->sanitize & E2SR_FREE_INODES);
+	return !!(ctx->opts.sanitize & E2SR_FREE_INODES);
 }
 
 static void free_records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])

@@ -235,7 +235,7 @@ static errcode_t note_unwritten(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			return err;
 	}
 	ext2fs_mark_inode_bitmap2(lm->unwritten_inodes, ino);
-	if (!(ctx->sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
+	if (!(ctx->opts.sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
 		return 0;
 	return note_extent(&ctx->inv, ino, ext);
 }

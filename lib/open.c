@@ -311,7 +311,7 @@ static errcode_t check_size(struct e2sr_ctx *ctx, const char *device)
 /* unix_io, unless the caller gave another (a test's power cut, say). */
 static io_manager base_manager(struct e2sr_ctx *ctx)
 {
-	return ctx->io_manager ? ctx->io_manager : unix_io_manager;
+	return ctx->opts.io_manager ? ctx->opts.io_manager : unix_io_manager;
 }
 
 /* How open_fs() opens a handle. */
@@ -400,7 +400,7 @@ static errcode_t open_journal(struct e2sr_ctx *ctx, ext2_filsys fs,
 {
 	errcode_t err;
 
-	err = e2sr_journal_open(fs, ctx->ext_journal, ret, ctx->detail,
+	err = e2sr_journal_open(fs, ctx->opts.ext_journal, ret, ctx->detail,
 				sizeof(ctx->detail));
 	if (err)
 		return err;
@@ -563,7 +563,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	ctx->detail[0] = 0;
 	ctx->open_flags = flags;
 	/* The views read the device as the filesystem handle does. */
-	e2sr_view_set_base(ctx->io_manager);
+	e2sr_view_set_base(ctx->opts.io_manager);
 	ctx->device = strdup(device);
 	if (!ctx->device)
 		return EXT2_ET_NO_MEMORY;
@@ -582,7 +582,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	/* The superblock as found: e2sr_begin_write() expects it again. */
 	memcpy(&ctx->sb_seen, ctx->fs->super, sizeof(ctx->sb_seen));
 	sb = ctx->fs->super;
-	if (ctx->ext_journal ||
+	if (ctx->opts.ext_journal ||
 	    (ext2fs_has_feature_journal(sb) && sb->s_journal_inum)) {
 		err = open_journal(ctx, ctx->fs, &ctx->journal);
 		if (err)

@@ -173,8 +173,8 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	 * gap in the journal's history (coverage.c) hides deletions no map
 	 * can be read for: the same answer.
 	 */
-	if ((ctx->sanitize & E2SR_FREE_ALL) ||
-	    ((ctx->sanitize & E2SR_FREE_IF_LOST) &&
+	if ((ctx->opts.sanitize & E2SR_FREE_ALL) ||
+	    ((ctx->opts.sanitize & E2SR_FREE_IF_LOST) &&
 	     (plan->unrecoverable || e2sr_coverage_pending(ctx) ||
 	      ctx->coverage.how == E2SR_COVER_GAP))) {
 		plan->free_all = 1;

@@ -26,7 +26,7 @@ errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 {
 	struct e2sr_written *w;
 
-	if (!ctx->verify || ctx->method != E2SR_METHOD_RANDOM)
+	if (!ctx->opts.verify || ctx->opts.method != E2SR_METHOD_RANDOM)
 		return 0;
 	if (ctx->written_count == ctx->written_alloc &&
 	    e2sr_array_room(&ctx->written, &ctx->written_alloc,
@@ -165,7 +165,7 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 	buf = malloc(chunk * ctx->fs->blocksize);
 	if (!buf)
 		return EXT2_ET_NO_MEMORY;
-	if (ctx->method == E2SR_METHOD_RANDOM) {
+	if (ctx->opts.method == E2SR_METHOD_RANDOM) {
 		err = check_random(ctx);
 	} else {
 		err = check_runs(ctx, plan->data_blocks, 1, buf, chunk);

@@ -124,9 +124,9 @@ static errcode_t wbuf_get(struct e2sr_ctx *ctx)
 	if (!ctx->wbuf_blocks)
 		ctx->wbuf_blocks = 1;
 	ctx->wbuf = calloc(ctx->wbuf_blocks, bs);
-	if (ctx->wbuf && ctx->skip_zero)
+	if (ctx->wbuf && ctx->opts.skip_zero)
 		ctx->rbuf = malloc(ctx->wbuf_blocks * bs);
-	if (!ctx->wbuf || (ctx->skip_zero && !ctx->rbuf))
+	if (!ctx->wbuf || (ctx->opts.skip_zero && !ctx->rbuf))
 		return EXT2_ET_NO_MEMORY;
 	return 0;
 }
@@ -203,7 +203,7 @@ static errcode_t put_run(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	size_t bs = ctx->fs->blocksize;
 	errcode_t err;
 
-	switch (ctx->method) {
+	switch (ctx->opts.method) {
 	case E2SR_METHOD_RANDOM:
 		/* Fresh bytes for every write, never a reused buffer. */
 		err = fill_random(ctx->wbuf, n * bs);
@@ -233,7 +233,7 @@ static errcode_t put_run(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 		ctx->stats.discard_fallback++;
 		break;
 	default:
-		if (ctx->skip_zero)
+		if (ctx->opts.skip_zero)
 			return put_zeros_sparse(ctx, io, blk, n);
 		break;
 	}
@@ -261,7 +261,7 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 		blk += n;
 		count -= n;
 	}
-	if (ctx->method == E2SR_METHOD_RANDOM)
+	if (ctx->opts.method == E2SR_METHOD_RANDOM)
 		memset(ctx->wbuf, 0, ctx->wbuf_blocks * fs->blocksize);
 	return 0;
 }
@@ -520,7 +520,7 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 		err = wipe_journal_pass(ctx, 0, done);
 	if (!err)
 		err = wipe_journal_pass(ctx, 1, done);
-	if (ctx->method == E2SR_METHOD_RANDOM)
+	if (ctx->opts.method == E2SR_METHOD_RANDOM)
 		memset(ctx->wbuf, 0, ctx->wbuf_blocks * ctx->fs->blocksize);
 	return err;
 }
@@ -536,7 +536,7 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count)
 {
 	ext2_filsys fs = ctx->fs;
-	enum e2sr_method method = ctx->method;
+	enum e2sr_method method = ctx->opts.method;
 	blk64_t n;
 	errcode_t err;
 
@@ -550,7 +550,7 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 		return err;
 	if (method == E2SR_METHOD_RANDOM) {
 		memset(ctx->wbuf, 0, ctx->wbuf_blocks * fs->blocksize);
-		ctx->method = E2SR_METHOD_ZERO;
+		ctx->opts.method = E2SR_METHOD_ZERO;
 	}
 	while (!err && count) {
 		n = count < ctx->wbuf_blocks ? count : ctx->wbuf_blocks;
@@ -558,7 +558,7 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 		blk += n;
 		count -= n;
 	}
-	ctx->method = method;
+	ctx->opts.method = method;
 	return err;
 }
 

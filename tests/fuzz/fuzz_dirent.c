@@ -86,7 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ctx)
 		return 0;
 	if (size && (data[size - 1] & 0x80))
-		ctx->sanitize = E2SR_FREE_DIRSLACK;
+		ctx->opts.sanitize = E2SR_FREE_DIRSLACK;
 	err = e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY);
 	if (!err)
 		err = e2sr_inventory_scan(ctx);

@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	/* The last byte picks the sanitize modes' planning, as -n does. */
 	if (size && (data[size - 1] & 0x80))
-		ctx->sanitize = E2SR_SANITIZE;
+		ctx->opts.sanitize = E2SR_SANITIZE;
 	err = e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY);
 	if (!err)
 		err = e2sr_inventory_scan(ctx);

@@ -84,7 +84,7 @@ struct e2sr_ctx *fuzz_img_ctx(const uint8_t *data, size_t size,
 	mem_io_forbid_writes(1);
 	if (e2sr_ctx_new(&ctx))
 		return NULL;
-	ctx->io_manager = mem_io_manager;
+	ctx->opts.io_manager = mem_io_manager;
 	return ctx;
 }
 

@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ctx)
 		return 0;
 	if (size && (data[size - 1] & 0x80))
-		ctx->sanitize = E2SR_SANITIZE;
+		ctx->opts.sanitize = E2SR_SANITIZE;
 	/* Large filesystems get rbtree sets: one bit picks them here. */
 	e2sr_bitmap_force_type(size && (data[size - 1] & 0x40) ?
 			       EXT2FS_BMAP64_RBTREE : 0);

@@ -372,7 +372,7 @@ static void test_live_unwritten(void **state)
 
 	/* --all-free: every live file's, whole, read or not. */
 	assert_int_equal(e2sr_ctx_new(&ctx), 0);
-	ctx->sanitize = E2SR_FREE_ALL;
+	ctx->opts.sanitize = E2SR_FREE_ALL;
 	assert_int_equal(e2sr_open(ctx, t->img, E2SR_OPEN_RDONLY), 0);
 	assert_int_equal(e2sr_inventory_scan(ctx), 0);
 	assert_int_equal(e2sr_plan_build(ctx), 0);

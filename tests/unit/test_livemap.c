@@ -191,7 +191,7 @@ static void test_unwritten(void **state)
 	assert_int_equal(testimg_mkfs(t, "-t ext4 -b 1024"), 0);
 	dfs(t, "write /dev/null pre\nfallocate pre 0 63\n");
 	assert_int_equal(e2sr_ctx_new(&ctx), 0);
-	ctx->sanitize = E2SR_FREE_ALL;
+	ctx->opts.sanitize = E2SR_FREE_ALL;
 	assert_int_equal(e2sr_open(ctx, t->img, E2SR_OPEN_RDONLY), 0);
 	assert_int_equal(e2sr_inventory_scan(ctx), 0);
 	assert_int_equal(e2sr_unwritten_blocks(&ctx->inv), 64);

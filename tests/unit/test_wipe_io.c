@@ -249,7 +249,7 @@ static void test_wipe_zero(void **state)
 	assert_false(all_zero(before + pblk * BS, 3 * BS));
 
 	ctx = open_img_live(t->img, 0);
-	ctx->method = E2SR_METHOD_ZERO;
+	ctx->opts.method = E2SR_METHOD_ZERO;
 	assert_int_equal(e2sr_wipe_range(ctx, pblk + 1, 3), 0);
 	assert_int_equal(ctx->stats.write_calls, 1);
 	assert_int_equal(e2sr_close(ctx), 0);
@@ -276,7 +276,7 @@ static void test_wipe_random(void **state)
 	before = read_image(t->img, &len);
 
 	ctx = open_img_live(t->img, 0);
-	ctx->method = E2SR_METHOD_RANDOM;
+	ctx->opts.method = E2SR_METHOD_RANDOM;
 	assert_int_equal(e2sr_wipe_range(ctx, pblk + 2, 2), 0);
 	assert_int_equal(e2sr_close(ctx), 0);
 	e2sr_ctx_free(ctx);
