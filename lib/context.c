@@ -50,14 +50,14 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	e2sr_journal_close(ctx->journal);
 	e2sr_journal_close(ctx->ro_journal);
 	e2sr_journal_recovery_free(&ctx->recovery);
-	if (ctx->sec_fd > 0)
-		close(ctx->sec_fd);
-	free(ctx->wbuf);
-	free(ctx->rbuf);
-	free(ctx->written);
-	free(ctx->name_copies);
-	free(ctx->name_hashes);
-	free(ctx->name_blob);
+	if (ctx->writer.sec_fd > 0)
+		close(ctx->writer.sec_fd);
+	free(ctx->writer.wbuf);
+	free(ctx->writer.rbuf);
+	free(ctx->writer.written);
+	free(ctx->names.copies);
+	free(ctx->names.hashes);
+	free(ctx->names.blob);
 	free(ctx->device);
 	free(ctx);
 }

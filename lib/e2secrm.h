@@ -383,6 +383,35 @@ struct e2sr_hooks {
 	void			*progress_data;
 };
 
+/*
+ * The writer's own state (wipe_io.c; verify.c reads the runs -m random
+ * put out): nobody else's business.
+ */
+struct e2sr_writer {
+	unsigned char		*wbuf;		/* one write's worth */
+	unsigned char		*rbuf;		/* --skip-zero's read */
+	size_t			wbuf_blocks;
+	int			sec_fd;		/* for BLKSECDISCARD; -1: none */
+	struct e2sr_written	*written;	/* -m random runs, for --verify */
+	size_t			written_count;
+	size_t			written_alloc;
+};
+
+/*
+ * What e2sr_journal_names found, once per run (plan_journal.c's): the
+ * copies naming secure-delete inodes in log order, and the names.
+ */
+struct e2sr_name_cache {
+	struct e2sr_name_copy	*copies;
+	size_t			copy_count;
+	size_t			copy_alloc;
+	__u32			*hashes;
+	size_t			hash_count;
+	unsigned char		*blob;
+	size_t			blob_len;
+	int			have;
+};
+
 struct e2sr_ctx {
 	ext2_filsys		fs;		/* read-only until begin_write */
 	ext2_filsys		ro_fs;		/* after it: what was checked */
@@ -390,9 +419,6 @@ struct e2sr_ctx {
 	char			*device;
 	int			open_flags;
 	struct e2sr_options	opts;		/* the command's, set once */
-	struct e2sr_written	*written;	/* -m random runs, for it */
-	size_t			written_count;
-	size_t			written_alloc;
 	char			detail[160];	/* more about the last error */
 
 	struct e2sr_inventory	inv;
@@ -405,10 +431,7 @@ struct e2sr_ctx {
 
 	struct e2sr_hooks	hooks;
 
-	unsigned char		*wbuf;		/* one write's worth */
-	unsigned char		*rbuf;		/* --skip-zero's read */
-	size_t			wbuf_blocks;
-	int			sec_fd;		/* for BLKSECDISCARD; -1: none */
+	struct e2sr_writer	writer;		/* wipe_io.c's and verify.c's */
 
 	/* The journal, and what recovering it did or would do. */
 	struct e2sr_journal	*journal;
@@ -419,15 +442,7 @@ struct e2sr_ctx {
 	__u64			replay_bytes;	/* written by the replay */
 	struct e2sr_history	history;	/* every journal copy */
 	int			have_history;
-	/* Found once by e2sr_journal_names: copies in log order, names. */
-	struct e2sr_name_copy	*name_copies;
-	size_t			name_copy_count;
-	size_t			name_copy_alloc;
-	__u32			*name_hashes;
-	size_t			name_hash_count;
-	unsigned char		*name_blob;
-	size_t			name_blob_len;
-	int			have_name_copies;
+	struct e2sr_name_cache	names;		/* plan_journal.c's */
 	/* How far back the journal's history reaches (coverage.c). */
 	struct e2sr_coverage	coverage;
 	/* While a historic map is read: which blocks come from the journal. */

@@ -305,11 +305,11 @@ static errcode_t add_name_copy(struct e2sr_ctx *ctx, __u32 jblock,
 {
 	struct e2sr_name_copy *c;
 
-	if (e2sr_array_room(&ctx->name_copies, &ctx->name_copy_alloc,
-			    ctx->name_copy_count + 1,
-			    sizeof(*ctx->name_copies)))
+	if (e2sr_array_room(&ctx->names.copies, &ctx->names.copy_alloc,
+			    ctx->names.copy_count + 1,
+			    sizeof(*ctx->names.copies)))
 		return EXT2_ET_NO_MEMORY;
-	c = &ctx->name_copies[ctx->name_copy_count++];
+	c = &ctx->names.copies[ctx->names.copy_count++];
 	c->jblock = jblock;
 	c->ino = ino;
 	c->off = off;
@@ -325,17 +325,17 @@ static errcode_t names_to_cache(struct e2sr_ctx *ctx, const __u32 *hashes,
 				size_t count, const unsigned char *blob,
 				size_t blob_len)
 {
-	ctx->name_hashes = malloc(count ? count * sizeof(*hashes) : 1);
-	ctx->name_blob = malloc(blob_len ? blob_len : 1);
-	if (!ctx->name_hashes || !ctx->name_blob)
+	ctx->names.hashes = malloc(count ? count * sizeof(*hashes) : 1);
+	ctx->names.blob = malloc(blob_len ? blob_len : 1);
+	if (!ctx->names.hashes || !ctx->names.blob)
 		return EXT2_ET_NO_MEMORY;
 	if (count)
-		memcpy(ctx->name_hashes, hashes, count * sizeof(*hashes));
+		memcpy(ctx->names.hashes, hashes, count * sizeof(*hashes));
 	if (blob_len)
-		memcpy(ctx->name_blob, blob, blob_len);
-	ctx->name_hash_count = count;
-	ctx->name_blob_len = blob_len;
-	ctx->have_name_copies = 1;
+		memcpy(ctx->names.blob, blob, blob_len);
+	ctx->names.hash_count = count;
+	ctx->names.blob_len = blob_len;
+	ctx->names.have = 1;
 	return 0;
 }
 
@@ -343,7 +343,7 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 				  size_t *count, unsigned char **blob,
 				  size_t *blob_len)
 {
-	size_t n = ctx->name_hash_count, len = ctx->name_blob_len;
+	size_t n = ctx->names.hash_count, len = ctx->names.blob_len;
 
 	*hashes = malloc(n ? n * sizeof(**hashes) : 1);
 	*blob = malloc(len ? len : 1);
@@ -355,9 +355,9 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 		return EXT2_ET_NO_MEMORY;
 	}
 	if (n)
-		memcpy(*hashes, ctx->name_hashes, n * sizeof(**hashes));
+		memcpy(*hashes, ctx->names.hashes, n * sizeof(**hashes));
 	if (len)
-		memcpy(*blob, ctx->name_blob, len);
+		memcpy(*blob, ctx->names.blob, len);
 	*count = n;
 	*blob_len = len;
 	return 0;
@@ -508,9 +508,9 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	*count = 0;
 	*blob = NULL;
 	*blob_len = 0;
-	if (ctx->have_name_copies)
+	if (ctx->names.have)
 		return names_from_cache(ctx, hashes, count, blob, blob_len);
-	ctx->name_copy_count = 0;
+	ctx->names.copy_count = 0;
 	if (!ctx->journal || !ctx->have_history || !ctx->inv.count)
 		return 0;
 	inos = malloc(ctx->inv.count * sizeof(*inos));
@@ -581,15 +581,15 @@ static errcode_t plan_dir_copies(struct jplan *p)
 	size_t i, n, len;
 	errcode_t err;
 
-	if (!ctx->have_name_copies) {
+	if (!ctx->names.have) {
 		err = e2sr_journal_names(ctx, &hashes, &n, &blob, &len);
 		free(hashes);
 		free(blob);
 		if (err)
 			return err;
 	}
-	for (i = 0; i < ctx->name_copy_count; i++) {
-		const struct e2sr_name_copy *c = &ctx->name_copies[i];
+	for (i = 0; i < ctx->names.copy_count; i++) {
+		const struct e2sr_name_copy *c = &ctx->names.copies[i];
 
 		if (!is_secure_ino(p, c->ino))
 			continue;
@@ -682,9 +682,9 @@ static errcode_t plan_name_bytes(struct jplan *p)
 	struct e2sr_name_set set;
 	errcode_t err;
 
-	if (!ctx->name_blob_len)
+	if (!ctx->names.blob_len)
 		return 0;
-	err = e2sr_name_set_init(&set, ctx->name_blob, ctx->name_blob_len);
+	err = e2sr_name_set_init(&set, ctx->names.blob, ctx->names.blob_len);
 	if (err || e2sr_name_set_empty(&set))
 		goto out;
 	err = for_name_blocks(ctx, name_bytes_in, &set);

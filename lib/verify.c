@@ -28,11 +28,11 @@ errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 
 	if (!ctx->opts.verify || ctx->opts.method != E2SR_METHOD_RANDOM)
 		return 0;
-	if (ctx->written_count == ctx->written_alloc &&
-	    e2sr_array_room(&ctx->written, &ctx->written_alloc,
-			    ctx->written_count + 1, sizeof(*ctx->written)))
+	if (ctx->writer.written_count == ctx->writer.written_alloc &&
+	    e2sr_array_room(&ctx->writer.written, &ctx->writer.written_alloc,
+			    ctx->writer.written_count + 1, sizeof(*ctx->writer.written)))
 		return EXT2_ET_NO_MEMORY;
-	w = &ctx->written[ctx->written_count++];
+	w = &ctx->writer.written[ctx->writer.written_count++];
 	w->io = io;
 	w->blk = blk;
 	w->count = n;
@@ -94,9 +94,9 @@ static errcode_t check_random(struct e2sr_ctx *ctx)
 	unsigned char *buf;
 	errcode_t err;
 
-	for (i = 0; i < ctx->written_count; i++)
-		if (ctx->written[i].count > max)
-			max = ctx->written[i].count;
+	for (i = 0; i < ctx->writer.written_count; i++)
+		if (ctx->writer.written[i].count > max)
+			max = ctx->writer.written[i].count;
 	err = ext2fs_allocate_block_bitmap(ctx->fs, "verified", &later);
 	if (err)
 		return err;
@@ -105,8 +105,8 @@ static errcode_t check_random(struct e2sr_ctx *ctx)
 		ext2fs_free_block_bitmap(later);
 		return EXT2_ET_NO_MEMORY;
 	}
-	for (i = ctx->written_count; i-- > 0;) {
-		const struct e2sr_written *w = &ctx->written[i];
+	for (i = ctx->writer.written_count; i-- > 0;) {
+		const struct e2sr_written *w = &ctx->writer.written[i];
 
 		if (w->io == ctx->fs->io) {
 			if (!ext2fs_test_block_bitmap_range2(later, w->blk,

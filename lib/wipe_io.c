@@ -118,15 +118,15 @@ static errcode_t wbuf_get(struct e2sr_ctx *ctx)
 {
 	size_t bs = ctx->fs->blocksize;
 
-	if (ctx->wbuf)
+	if (ctx->writer.wbuf)
 		return 0;
-	ctx->wbuf_blocks = WIPE_CHUNK_BYTES / bs;
-	if (!ctx->wbuf_blocks)
-		ctx->wbuf_blocks = 1;
-	ctx->wbuf = calloc(ctx->wbuf_blocks, bs);
-	if (ctx->wbuf && ctx->opts.skip_zero)
-		ctx->rbuf = malloc(ctx->wbuf_blocks * bs);
-	if (!ctx->wbuf || (ctx->opts.skip_zero && !ctx->rbuf))
+	ctx->writer.wbuf_blocks = WIPE_CHUNK_BYTES / bs;
+	if (!ctx->writer.wbuf_blocks)
+		ctx->writer.wbuf_blocks = 1;
+	ctx->writer.wbuf = calloc(ctx->writer.wbuf_blocks, bs);
+	if (ctx->writer.wbuf && ctx->opts.skip_zero)
+		ctx->writer.rbuf = malloc(ctx->writer.wbuf_blocks * bs);
+	if (!ctx->writer.wbuf || (ctx->opts.skip_zero && !ctx->writer.rbuf))
 		return EXT2_ET_NO_MEMORY;
 	return 0;
 }
@@ -143,19 +143,19 @@ static int secdiscard(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 
 	if (io != ctx->fs->io && (!ctx->journal || ctx->journal->external))
 		return -1;
-	if (ctx->sec_fd < 0)
+	if (ctx->writer.sec_fd < 0)
 		return -1;
-	if (!ctx->sec_fd) {
-		ctx->sec_fd = -1;
+	if (!ctx->writer.sec_fd) {
+		ctx->writer.sec_fd = -1;
 		if (stat(ctx->device, &st) || !S_ISBLK(st.st_mode))
 			return -1;
-		ctx->sec_fd = open(ctx->device, O_RDWR | O_CLOEXEC);
-		if (ctx->sec_fd < 0)
+		ctx->writer.sec_fd = open(ctx->device, O_RDWR | O_CLOEXEC);
+		if (ctx->writer.sec_fd < 0)
 			return -1;
 	}
 	range[0] = blk * ctx->fs->blocksize;
 	range[1] = n * ctx->fs->blocksize;
-	return ioctl(ctx->sec_fd, BLKSECDISCARD, range);
+	return ioctl(ctx->writer.sec_fd, BLKSECDISCARD, range);
 }
 
 /*
@@ -170,20 +170,20 @@ static errcode_t put_zeros_sparse(struct e2sr_ctx *ctx, io_channel io,
 	blk64_t b, e;
 	errcode_t err;
 
-	err = io_channel_read_blk64(io, blk, n, ctx->rbuf);
+	err = io_channel_read_blk64(io, blk, n, ctx->writer.rbuf);
 	if (err)
 		return err;
 	for (b = 0; b < n; b = e) {
-		if (e2sr_all_zero(ctx->rbuf + b * bs, bs)) {
+		if (e2sr_all_zero(ctx->writer.rbuf + b * bs, bs)) {
 			ctx->stats.zero_skipped++;
 			e = b + 1;
 			continue;
 		}
-		for (e = b + 1; e < n && !e2sr_all_zero(ctx->rbuf + e * bs, bs);
+		for (e = b + 1; e < n && !e2sr_all_zero(ctx->writer.rbuf + e * bs, bs);
 		     e++)
 			;
 		ctx->stats.write_calls++;
-		err = io_channel_write_blk64(io, blk + b, e - b, ctx->wbuf);
+		err = io_channel_write_blk64(io, blk + b, e - b, ctx->writer.wbuf);
 		if (err)
 			return err;
 	}
@@ -206,9 +206,9 @@ static errcode_t put_run(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	switch (ctx->opts.method) {
 	case E2SR_METHOD_RANDOM:
 		/* Fresh bytes for every write, never a reused buffer. */
-		err = fill_random(ctx->wbuf, n * bs);
+		err = fill_random(ctx->writer.wbuf, n * bs);
 		if (!err)
-			err = e2sr_verify_note(ctx, io, blk, n, ctx->wbuf);
+			err = e2sr_verify_note(ctx, io, blk, n, ctx->writer.wbuf);
 		if (err)
 			return err;
 		break;
@@ -238,7 +238,7 @@ static errcode_t put_run(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 		break;
 	}
 	ctx->stats.write_calls++;
-	return io_channel_write_blk64(io, blk, n, ctx->wbuf);
+	return io_channel_write_blk64(io, blk, n, ctx->writer.wbuf);
 }
 
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
@@ -254,7 +254,7 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	if (err)
 		return err;
 	while (count) {
-		n = count < ctx->wbuf_blocks ? count : ctx->wbuf_blocks;
+		n = count < ctx->writer.wbuf_blocks ? count : ctx->writer.wbuf_blocks;
 		err = put_run(ctx, fs->io, blk, n);
 		if (err)
 			return err;
@@ -262,7 +262,7 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 		count -= n;
 	}
 	if (ctx->opts.method == E2SR_METHOD_RANDOM)
-		memset(ctx->wbuf, 0, ctx->wbuf_blocks * fs->blocksize);
+		memset(ctx->writer.wbuf, 0, ctx->writer.wbuf_blocks * fs->blocksize);
 	return 0;
 }
 
@@ -298,8 +298,8 @@ static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 			if (e2sr_cancelled(ctx))
 				return E2SR_ERR_CANCELLED;
 			n = end - start;
-			if (n > ctx->wbuf_blocks)
-				n = ctx->wbuf_blocks;
+			if (n > ctx->writer.wbuf_blocks)
+				n = ctx->writer.wbuf_blocks;
 			err = e2sr_wipe_range(ctx, start, n);
 			if (err)
 				return err;
@@ -401,8 +401,8 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 	errcode_t err;
 
 	max = WIPE_CHUNK_BYTES / j->blocksize;
-	if (!max || max > ctx->wbuf_blocks)
-		max = ctx->wbuf_blocks;
+	if (!max || max > ctx->writer.wbuf_blocks)
+		max = ctx->writer.wbuf_blocks;
 	while (i < plan->journal_count) {
 		__u32 first = plan->journal[i].jblock;
 		blk64_t phys = e2sr_journal_phys(j, first);
@@ -521,7 +521,7 @@ errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
 	if (!err)
 		err = wipe_journal_pass(ctx, 1, done);
 	if (ctx->opts.method == E2SR_METHOD_RANDOM)
-		memset(ctx->wbuf, 0, ctx->wbuf_blocks * ctx->fs->blocksize);
+		memset(ctx->writer.wbuf, 0, ctx->writer.wbuf_blocks * ctx->fs->blocksize);
 	return err;
 }
 
@@ -549,11 +549,11 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 	if (err)
 		return err;
 	if (method == E2SR_METHOD_RANDOM) {
-		memset(ctx->wbuf, 0, ctx->wbuf_blocks * fs->blocksize);
+		memset(ctx->writer.wbuf, 0, ctx->writer.wbuf_blocks * fs->blocksize);
 		ctx->opts.method = E2SR_METHOD_ZERO;
 	}
 	while (!err && count) {
-		n = count < ctx->wbuf_blocks ? count : ctx->wbuf_blocks;
+		n = count < ctx->writer.wbuf_blocks ? count : ctx->writer.wbuf_blocks;
 		err = put_run(ctx, fs->io, blk, n);
 		blk += n;
 		count -= n;
