@@ -15,6 +15,9 @@
 # This file may be redistributed under the terms of the GNU General Public
 # License, version 2.
 
+# `local` is in every shell that runs this (busybox, dash, bash).
+# shellcheck disable=SC3043
+
 E2SECRM_FLAG=/e2secrm-next-boot
 E2SECRM_RUN=/run/e2secrm
 
@@ -37,6 +40,7 @@ e2secrm_cmdline()
 	local x
 	e2secrm_ask=
 	e2secrm_kopts=
+	# shellcheck disable=SC2013
 	for x in $(cat /proc/cmdline); do
 		case $x in
 		e2secrm=yes | e2secrm=1)
@@ -69,6 +73,7 @@ e2secrm_boot()
 	E2SECRM_OPTS=
 	E2SECRM_BOOT_TIMEOUT=0
 	if [ -r /etc/e2secrm.conf ]; then
+		# shellcheck source=/dev/null
 		. /etc/e2secrm.conf
 	fi
 	e2secrm_cmdline
@@ -99,7 +104,7 @@ e2secrm_boot()
 	# e2secrm refuses a file system that is not clean, and a run on one
 	# e2fsck left dirty would only be refused.  fsck.mode=skip is obeyed.
 	if [ "$fsck_first" = fsck ] && ! grep -qw -e fastboot \
-	   -e fsck.mode=skip /proc/cmdline; then
+	   -e fsck.mode=skip -e rd.skipfsck /proc/cmdline; then
 		e2fsck -p "$dev" >>"$log" 2>&1
 		rc=$?
 		if [ "$rc" -gt 1 ]; then
