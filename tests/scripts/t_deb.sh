@@ -50,7 +50,7 @@ done
 # The boot-time scripts are the only .sh files shipped.
 extra=$(grep -E '\.(o|a|c|h|sh)$|/tests/|unit/test_|e2secrm-cut' "$W/list" |
 	grep -v -x -e /usr/lib/e2secrm/e2secrm-boot.sh \
-		-e '/usr/lib/dracut/modules.d/90e2secrm/[a-z-]*\.sh')
+		-e '/usr/lib/dracut/modules.d/90e2secrm/[a-z0-9-]*\.sh')
 [ -z "$extra" ] && pass "deb: no build products or tests" ||
 	fail "deb: no build products or tests" "$extra"
 dpkg-deb -e "$deb" "$W/ctl"
