@@ -13,22 +13,27 @@
 #
 # Cases: e2secrm=yes wipes the deleted +s file and keeps live files;
 # a refusal (bigalloc, a feature e2secrm does not handle and e2fsck
-# accepts) still boots, image byte-identical; no parameter, no run; the
-# one-shot flag of `e2secrm-maint --next-boot` runs once and only once.
+# accepts) still boots, image untouched but for e2fsck's superblock
+# fields; no parameter, no run; the one-shot flag of `e2secrm-maint
+# --next-boot` runs once and only once.  Then the wipe and the refusal
+# again with an initramfs dracut builds from the 90e2secrm module:
+# dracut-core conflicts with initramfs-tools in Debian, so it is not
+# installed but downloaded and unpacked into the cache, and run from
+# there (dracutbasedir); that case skips alone if it cannot be had.
 #
 # Exit: 0 all passed, 1 a failure, 77 skipped (the reason is printed).
 # Environment: E2SECRM (the binary), E2SECRM_BOOT_CACHE (default
 # /var/tmp/e2secrm-boot), E2SECRM_BOOT_TIMEOUT (seconds per boot, 600),
 # E2SECRM_BOOT_KPKG (a linux-image-* package name), E2SECRM_BOOT_CASES
-# (a subset of "wipe refuse none oneshot"), E2SECRM_BOOT_LOGDIR (keep the
-# serial logs there).
+# (a subset of "wipe refuse none oneshot dracut"), E2SECRM_BOOT_LOGDIR
+# (keep the serial logs there), E2SECRM_BOOT_KEEP (keep the work dir).
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 E2SECRM=${E2SECRM:-$top/e2secrm/e2secrm}
 CACHE=${E2SECRM_BOOT_CACHE:-/var/tmp/e2secrm-boot}
 QTIMEOUT=${E2SECRM_BOOT_TIMEOUT:-600}
-CASES=${E2SECRM_BOOT_CASES:-wipe refuse none oneshot}
+CASES=${E2SECRM_BOOT_CASES:-wipe refuse none oneshot dracut}
 SECRET=BOOT-SECRET-7f3a9c
 export LC_ALL=C
 PATH=$PATH:/usr/sbin:/sbin
@@ -66,8 +71,11 @@ trap cleanup EXIT
 
 npass=0
 nfail=0
+nskip=0
+out=
 pass() { echo "  PASS $1"; npass=$((npass + 1)); }
 fail() { echo "  FAIL $1: $2"; nfail=$((nfail + 1)); }
+skipcase() { echo "  SKIP $1: $2"; nskip=$((nskip + 1)); }
 
 # --- the kernel: Debian's package, unpacked into the cache once -------------
 mkdir -p "$CACHE"
@@ -214,12 +222,13 @@ fsck_only() {
 	END { exit bad > 0 }'
 }
 
-# boot IMG LOG CMDLINE-EXTRA: one bounded TCG boot; sets $boot_rc, $boot_s.
+# boot IMG LOG CMDLINE-EXTRA [INITRD]: one bounded TCG boot; sets
+# $boot_rc, $boot_s.
 boot() {
-	local t0=$SECONDS
+	local t0=$SECONDS rd=${4:-$initrd}
 	timeout "$QTIMEOUT" qemu-system-x86_64 -accel tcg -m 512 -nodefaults \
 		-display none -no-reboot -monitor none -serial "file:$2" \
-		-kernel "$vmlinuz" -initrd "$initrd" \
+		-kernel "$vmlinuz" -initrd "$rd" \
 		-drive "file=$1,format=raw,if=virtio" \
 		-append "root=/dev/vda console=ttyS0 panic=-1 $3" \
 		>"$2.qemu" 2>&1
@@ -376,5 +385,97 @@ if want oneshot; then
 	fi
 fi
 
-echo "check-boot: $npass passed, $nfail failed"
+# --- 5. dracut: the same wipe and refusal through the 90e2secrm module --------
+# dracut_initrd OUT: sets $why on failure.
+dracut_initrd() {
+	local dpkg dc db
+	dpkg=dracut-core
+	dc=$CACHE/$dpkg
+	if [ ! -e "$dc/.done" ]; then
+		rm -rf "$dc"
+		(cd "$CACHE" && apt-get download "$dpkg" >"$CACHE/dracut-download.log" 2>&1) || {
+			why="cannot download $dpkg: $(tail -n 1 "$CACHE/dracut-download.log")"
+			return 1
+		}
+		dpkg -x "$(ls "$CACHE/$dpkg"_*.deb | tail -n 1)" "$dc" ||
+			{ why="dpkg -x $dpkg failed"; return 1; }
+		touch "$dc/.done"
+	fi
+	# dracut's modules with this tree's 90e2secrm among them.
+	db=$T/dracut
+	cp -r "$dc/usr/lib/dracut" "$db"
+	mkdir -p "$db/modules.d/90e2secrm" "$T/dracut.conf.d"
+	sed -e "s|%SBINDIR%|/usr/sbin|g" -e "s|%LIBDIR%|/usr/lib|g" \
+		"$top/misc/dracut/90e2secrm/module-setup.sh.in" \
+		>"$db/modules.d/90e2secrm/module-setup.sh"
+	cp "$top/misc/dracut/90e2secrm/e2secrm-pre-mount.sh" \
+		"$db/modules.d/90e2secrm/"
+	chmod 755 "$db/modules.d/90e2secrm/"*
+	# No systemd in the initramfs (dracut's own init): its modules are
+	# not needed to show the hook, and keep the image small.
+	E2SECRM_HOOK_BIN=$E2SECRM E2SECRM_HOOK_LIB=$top/misc/e2secrm-boot.sh \
+	E2SECRM_HOOK_CONF=$T/e2secrm.conf dracutbasedir=$db \
+		bash "$dc/usr/bin/dracut" --no-hostonly --no-early-microcode \
+		--force --conf /dev/null --confdir "$T/dracut.conf.d" \
+		-m "bash base rootfs-block kernel-modules udev-rules fs-lib e2secrm" \
+		--kmoddir "$kdir/lib/modules/$kver" --kver "$kver" \
+		--add-drivers "virtio_pci virtio_blk ext4 crc32c_generic" \
+		--filesystems ext4 "$1" >"$T/dracut.log" 2>&1 || {
+			why="dracut failed: $(tail -n 3 "$T/dracut.log")"
+			return 1
+		}
+	"$db/skipcpio" "$1" | zcat | cpio -t 2>/dev/null >"$T/dracut.list"
+	if ! grep -q 'hooks/pre-mount/90-e2secrm-pre-mount.sh$' "$T/dracut.list" ||
+	   ! grep -q 'sbin/e2secrm$' "$T/dracut.list"; then
+		fail "dracut: initramfs holds the module" "$(grep e2secrm "$T/dracut.list")"
+		return 1
+	fi
+	pass "dracut: initramfs holds e2secrm and its pre-mount hook"
+}
+
+if want dracut; then
+	echo "== dracut: e2secrm=yes through the 90e2secrm module, wipe and refusal"
+	why=
+	if dracut_initrd "$T/dracut.img"; then
+		echo "dracut initramfs: $(du -h "$T/dracut.img" | cut -f1)"
+		# ro: dracut mounts root read-write otherwise, and the images
+		# are compared after.
+		I=$T/dwipe.img
+		cp --sparse=always "$base" "$I"
+		L=$T/dracut-wipe.log
+		boot "$I" "$L" "ro e2secrm=yes" "$T/dracut.img"
+		if reached "$L" "dracut wipe"; then
+			grep -q 'e2secrm: /dev/vda: exit 1: residues wiped' "$L" &&
+				pass "dracut wipe: the serial log shows the run, exit 1" ||
+				{ fail "dracut wipe: run in the log" "no 'exit 1' line"
+				  sed 's/^/    | /' "$L"; }
+		fi
+		livesums "$I" >"$T/live.after"
+		[ "$(secrets "$I")" = 0 ] && cmp -s "$T/live.before" "$T/live.after" &&
+			out=$(e2fsck -fn "$I" 2>&1) &&
+			pass "dracut wipe: secret gone, live files bit-exact, e2fsck -fn clean" ||
+			fail "dracut wipe: secret gone, live files, e2fsck" \
+				"$(secrets "$I") secret lines; $out"
+		if [ -e "$T/refuse.before" ]; then
+			I=$T/drefuse.img
+			cp --sparse=always "$T/refuse.before" "$I"
+			L=$T/dracut-refuse.log
+			boot "$I" "$L" "ro e2secrm=yes" "$T/dracut.img"
+			if reached "$L" "dracut refuse"; then
+				grep -q 'e2secrm: /dev/vda: exit 8: ' "$L" &&
+					pass "dracut refuse: the serial log shows exit 8" ||
+					fail "dracut refuse: exit 8 in the log" "none"
+			fi
+			out=$(fsck_only "$T/refuse.before" "$I") &&
+				pass "dracut refuse: image unchanged but for fsck's fields" ||
+				fail "dracut refuse: image untouched" "$out"
+		else
+			skipcase "dracut refuse" "needs the refuse case's image"
+		fi
+	else
+		[ -n "$why" ] && skipcase "dracut" "$why"
+	fi
+fi
+
+echo "check-boot: $npass passed, $nfail failed, $nskip skipped"
 [ "$nfail" = 0 ]
