@@ -117,7 +117,16 @@ e2secrm_boot()
 	# past the timeout or fails is not tried again on the next boot.
 	# The file is empty, so removing it frees only its inode and entry;
 	# if it cannot be removed, the run is not done at all.
+	# debugfs writes around the journal: never while it holds
+	# transactions to replay (fsck skipped), or the replay at mount
+	# could undo half of the removal.  The request waits for a boot
+	# that checks the file system.
 	if [ "$e2secrm_ask" != yes ]; then
+		if debugfs -R features "$dev" 2>/dev/null |
+		   grep -q needs_recovery; then
+			e2secrm_kmsg 4 "$dev: journal needs recovery (fsck skipped?): $E2SECRM_FLAG left for a later boot, not run"
+			return 0
+		fi
 		if ! debugfs -w -R "rm $E2SECRM_FLAG" "$dev" >>"$log" 2>&1 ||
 		   e2secrm_has_flag "$dev"; then
 			e2secrm_kmsg 3 "$dev: could not remove $E2SECRM_FLAG, not run"
@@ -149,11 +158,16 @@ e2secrm_boot()
 	case $rc in
 	0) what="nothing found" prio=5 ;;
 	1) what="residues wiped" prio=5 ;;
-	124 | 143) what="timed out after ${E2SECRM_BOOT_TIMEOUT}s (stopped as after SIGTERM)" prio=3 ;;
-	*)
-		what=$(grep -v '^$' "$log" | tail -n 1)
+	4 | 5) what="some residues left (exit bit 4: lost maps or untraced history)" prio=4 ;;
+	124 | 143)
+		what="timed out after ${E2SECRM_BOOT_TIMEOUT}s, cancelled: consistent, partly wiped"
 		prio=3
-		[ "$rc" -lt 8 ] && prio=4
+		;;
+	*)
+		# The refusal or error: e2secrm's own one-line message.
+		what=$(grep -E '^([^ ]*/)?e2secrm: ' "$log" | tail -n 1)
+		[ -n "$what" ] || what=$(grep -v '^$' "$log" | tail -n 1)
+		prio=3
 		;;
 	esac
 	e2secrm_kmsg $prio "$dev: exit $rc: $what (log in $log)"

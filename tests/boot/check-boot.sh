@@ -318,6 +318,26 @@ if want refuse; then
 	fi
 fi
 
+# --- 2b. options from the kernel command line: a bad one is a usage error --
+if want refuse; then
+	echo "== usage: e2secrm=yes e2secrm.opts=--verify,--no-such-option"
+	I=$T/usage.img
+	cp --sparse=always "$base" "$I"
+	cp --sparse=always "$base" "$T/usage.before"
+	L=$T/usage.log
+	boot "$I" "$L" "e2secrm=yes e2secrm.opts=--verify,--no-such-option"
+	if reached "$L" usage; then
+		grep -q 'e2secrm: /dev/vda: running (e2secrm=yes): e2secrm -y .* --verify --no-such-option' "$L" &&
+			grep -q "e2secrm: /dev/vda: exit 16: e2secrm: unrecognized option '--no-such-option'" "$L" &&
+			pass "usage: options from e2secrm.opts= passed, exit 16 and the message logged" ||
+			{ fail "usage: exit 16 in the serial log" "not as expected"
+			  grep 'e2secrm:' "$L" | sed 's/^/    | /'; }
+	fi
+	out=$(fsck_only "$T/usage.before" "$I") && [ "$(secrets "$I")" -gt 0 ] &&
+		pass "usage: image unchanged but for fsck's fields, secret still there" ||
+		fail "usage: image untouched" "$out"
+fi
+
 # --- 3. not asked: nothing runs -----------------------------------------------
 if want none; then
 	echo "== none: no parameter, no flag"
@@ -382,6 +402,44 @@ if want oneshot; then
 			out=$(fsck_only "$T/oneshot.before2" "$I") &&
 			pass "oneshot boot 2: not run again, image unchanged but for fsck's fields" ||
 			fail "oneshot boot 2: not run again" "$(grep 'e2secrm: ' "$L") $out"
+	fi
+fi
+
+# --- 4b. the one-shot request on a journal left to replay, fsck skipped ----
+# A kernel "crash" (xfs_io shutdown, the log not flushed) after the flag
+# was committed: debugfs must not remove it around the journal.
+if want oneshot; then
+	echo "== oneshot-recovery: flag, then a crash; fsck.mode=skip"
+	I=$T/orec.img
+	cp --sparse=always "$base" "$I"
+	if ! command -v xfs_io >/dev/null; then
+		skipcase "oneshot-recovery" "no xfs_io (xfsprogs) to shut the file system down"
+	else
+		mount -o loop "$I" "$MNT" &&
+			sh "$T/maint" --next-boot "$MNT" >/dev/null 2>&1 &&
+			head -c 100000 /dev/urandom >"$MNT/data/after" &&
+			sync -f "$MNT/data/after" &&
+			xfs_io -x -c shutdown "$MNT" &&
+			umount "$MNT"
+		if debugfs -R features "$I" 2>/dev/null | grep -q needs_recovery; then
+			L=$T/orec.log
+			boot "$I" "$L" "fsck.mode=skip"
+			if reached "$L" "oneshot-recovery"; then
+				grep -q 'e2secrm: /dev/vda: journal needs recovery (fsck skipped?): /e2secrm-next-boot left for a later boot, not run' "$L" &&
+					! grep -q 'e2secrm: /dev/vda: running' "$L" &&
+					pass "oneshot-recovery: not run, said so in the log" ||
+					{ fail "oneshot-recovery: not run" "log:"
+					  grep 'e2secrm:' "$L" | sed 's/^/    | /'; }
+			fi
+			# The kernel replayed the journal at mount: the flag
+			# is there for the next boot.
+			debugfs -R "stat /e2secrm-next-boot" "$I" 2>/dev/null |
+				grep -q '^Inode:' && [ "$(secrets "$I")" -gt 0 ] &&
+				pass "oneshot-recovery: flag and secret still there" ||
+				fail "oneshot-recovery: flag left" "flag or secret gone"
+		else
+			fail "oneshot-recovery: make the image" "no needs_recovery after the shutdown"
+		fi
 	fi
 fi
 
