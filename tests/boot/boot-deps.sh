@@ -14,6 +14,17 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 		grep -q 'install ok installed' || missing="$missing $p"
 done
+# initramfs-tools and dracut conflict: never swap the machine's own
+# initramfs generator for a test.
+case $missing in
+*initramfs-tools*)
+	if dpkg-query -W -f='${Status}\n' dracut 2>/dev/null |
+	   grep -q 'install ok installed'; then
+		echo "boot-deps: dracut is installed here; not replacing it with initramfs-tools" >&2
+		exit 1
+	fi
+	;;
+esac
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" != 0 ]; then
 		echo "boot-deps: not root, cannot install:$missing" >&2
