@@ -1,7 +1,9 @@
 # t_deb.sh --- the Debian package: dpkg-buildpackage -us -uc -b on a copy
-# of the git-tracked tree, the .deb holds the binaries, man pages, units
-# and cron example and nothing else, lintian reports no error, and the
-# extracted binary runs (no install on this machine).
+# of the git-tracked tree, the .deb holds the binaries, man pages, units,
+# cron example and the boot-time pieces (initramfs-tools hook and script,
+# dracut module, /etc/e2secrm.conf as a conffile) and nothing else,
+# lintian reports no error, and the extracted binary runs (no install on
+# this machine).
 . "$(dirname "$0")/../lib.sh"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,14 +36,21 @@ for f in /usr/sbin/e2secrm /usr/sbin/e2secrm-maint \
 	 /lib/systemd/system/e2secrm-maint@.service \
 	 /lib/systemd/system/e2secrm-maint@.timer \
 	 /usr/share/doc/e2secrm/e2secrm.cron /usr/share/doc/e2secrm/copyright \
-	 /var/lib/e2secrm/; do
+	 /var/lib/e2secrm/ /etc/e2secrm.conf /usr/lib/e2secrm/e2secrm-boot.sh \
+	 /usr/share/initramfs-tools/hooks/e2secrm \
+	 /usr/share/initramfs-tools/scripts/local-premount/e2secrm \
+	 /usr/lib/dracut/modules.d/90e2secrm/module-setup.sh \
+	 /usr/lib/dracut/modules.d/90e2secrm/e2secrm-pre-mount.sh; do
 	grep -qx "$f" "$W/list" || missing="$missing $f"
 done
 [ -z "$missing" ] &&
-	pass "deb: binaries, man pages, units, cron example, state directory" ||
-	fail "deb: binaries, man pages, units, cron example, state directory" \
+	pass "deb: binaries, man pages, units, cron example, state directory, boot hooks" ||
+	fail "deb: binaries, man pages, units, cron example, state directory, boot hooks" \
 		"missing:$missing"
-extra=$(grep -E '\.(o|a|c|h|sh)$|/tests/|unit/test_|e2secrm-cut' "$W/list")
+# The boot-time scripts are the only .sh files shipped.
+extra=$(grep -E '\.(o|a|c|h|sh)$|/tests/|unit/test_|e2secrm-cut' "$W/list" |
+	grep -v -x -e /usr/lib/e2secrm/e2secrm-boot.sh \
+		-e '/usr/lib/dracut/modules.d/90e2secrm/[a-z0-9-]*\.sh')
 [ -z "$extra" ] && pass "deb: no build products or tests" ||
 	fail "deb: no build products or tests" "$extra"
 dpkg-deb -e "$deb" "$W/ctl"
@@ -50,6 +59,15 @@ if [ ! -e "$W/ctl/postinst" ] ||
 	pass "deb: template units not enabled or started"
 else
 	fail "deb: template units not enabled or started" "postinst does"
+fi
+# Installed, the hook goes into the next initramfs (dh_installinitramfs'
+# trigger) and the config is the admin's; neither makes anything run.
+if grep -qx /etc/e2secrm.conf "$W/ctl/conffiles" 2>/dev/null &&
+   grep -q update-initramfs "$W/ctl/triggers" 2>/dev/null; then
+	pass "deb: /etc/e2secrm.conf a conffile, update-initramfs triggered"
+else
+	fail "deb: conffile and initramfs trigger" \
+		"$(cat "$W/ctl/conffiles" "$W/ctl/triggers" 2>&1)"
 fi
 if command -v lintian >/dev/null 2>&1; then
 	lintian "$W"/e2secrm_0.1.0_*.changes >"$W/lintian" 2>&1
