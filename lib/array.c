@@ -14,7 +14,7 @@
  */
 #include <stdint.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 /*
  * Room for @need elements of @size bytes in *@ptr (a pointer to the

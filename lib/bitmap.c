@@ -16,7 +16,7 @@
  */
 #include <errno.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 /*
  * The first zero bit of [start, end] of @map in *out, 0; ENOENT when

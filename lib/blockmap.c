@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 /* Allowance over i_blocks for tree blocks the count may leave out. */
 #define MAP_SLACK_BLOCKS	64

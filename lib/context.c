@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 errcode_t e2sr_ctx_new(struct e2sr_ctx **ret)
 {

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "name_set.h"
 
 struct ino_ref {

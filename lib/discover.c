@@ -41,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "crc32c.h"
 #include "fast_commit.h"
 #include "ea_inode.h"

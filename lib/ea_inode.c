@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "ea_inode.h"
 
 #define ENTRY_SIZE	16	/* struct ext2_ext_attr_entry, no name */

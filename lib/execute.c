@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 static double seconds(void)
 {

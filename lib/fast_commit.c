@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "fast_commit.h"
 
 static const char *const tag_names[] = {

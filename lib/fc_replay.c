@@ -28,7 +28,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "crc32c.h"
 #include "fc_replay.h"
 

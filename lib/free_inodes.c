@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 /* Inode table blocks per read. */
 #define ITABLE_CHUNK		256

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "history.h"
 
 static const char *const kind_names[] = {

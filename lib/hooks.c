@@ -10,7 +10,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 /* Whether the run was asked to stop: checked at every safe point. */
 int e2sr_cancelled(const struct e2sr_ctx *ctx)

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "crc32c.h"
 
 /* Inode table blocks read per scan step: large sequential reads. */

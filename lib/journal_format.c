@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "crc32c.h"
 #include "jbd2.h"
 

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "journal.h"
 
 /* The most distinct revoked blocks tracked: 16 bytes each. */

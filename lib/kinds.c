@@ -22,7 +22,7 @@
  */
 #include <stdio.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 /* Every run of @map passes the check the writer will make. */
 static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map)

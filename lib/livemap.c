@@ -35,7 +35,7 @@
 
 #include <et/com_err.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 /* Deepest extent tree the kernel builds (5) with a margin. */
 #define LIVE_MAX_DEPTH		8

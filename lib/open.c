@@ -23,7 +23,7 @@
 
 #include <e2p/e2p.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "fc_replay.h"
 
 /*

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "overlay_io.h"
 
 struct ov_block {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 void e2sr_plan_free(struct e2sr_plan *plan)
 {

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "fast_commit.h"
 #include "crc32c.h"
 #include "name_set.h"

@@ -13,7 +13,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 struct scan_pass {
 	const char	*name;

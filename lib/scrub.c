@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode)
 {

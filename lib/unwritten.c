@@ -43,7 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv)
 {

@@ -22,7 +22,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "crc32c.h"
 
 /* Largest single write, in bytes. */

@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 
 int e2sr_all_zero(const void *buf, size_t len)
 {

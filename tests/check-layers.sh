@@ -4,10 +4,12 @@
 # What a file calls is read from the objects the build made (nm: the
 # symbols each lib/*.o leaves undefined, and which lib/*.o defines them),
 # what it includes from its source (#include "x.h" of a private header;
-# e2secrm.h, shared by all of lib/ and the command, is not ranked).  It
+# e2secrm.h, the public header, and e2secrmP.h, what lib/ shares inside
+# itself, are not ranked).  It
 # fails when a file calls or includes a file of a higher layer, when two
 # files call each other (through others too), when a file of lib/ calls
-# into the command (e2secrm/), or when a file has no layer.
+# into the command (e2secrm/), when the command includes e2secrmP.h, or
+# when a file has no layer.
 #
 # usage: check-layers.sh SRCDIR BUILDDIR
 #
@@ -48,10 +50,11 @@ awk 'FNR == NR { if ($1 == "D") def[$2] = $3 " " $4; next }
      }' "$tmp/syms" "$tmp/syms" | sort -u >"$tmp/calls"
 for c in "$src"/lib/*.c "$src"/lib/*.h; do
 	f=$(basename "$c"); f=${f%.*}
-	[ "$f" = e2secrm ] && continue
+	[ "$f" = e2secrm ] || [ "$f" = e2secrmP ] && continue
 	sed -n 's/^#include "\([a-z_0-9]*\)\.h".*/\1/p' "$c" |
 	while read -r h; do
-		[ "$h" = e2secrm ] || [ "$h" = "$f" ] && continue
+		[ "$h" = e2secrm ] || [ "$h" = e2secrmP ] ||
+			[ "$h" = "$f" ] && continue
 		echo "$f $h lib #include"
 	done
 done | sort -u >"$tmp/includes"
@@ -102,6 +105,13 @@ done
 if [ -s "$tmp/left" ]; then
 	echo "calls on cycles (or between them): these files reach themselves"
 	awk '{ printf "  lib/%s -> lib/%s\n", $1, $2 }' "$tmp/left"
+	status=1
+fi
+
+# The command sees lib/ through e2secrm.h alone.
+if grep -l '^#include "e2secrmP.h"' "$src"/e2secrm/*.c "$src"/e2secrm/*.h \
+	2>/dev/null; then
+	echo "  (the command includes lib/'s private header)"
 	status=1
 fi
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "testimg.h"
 
 #define MAX_BLOCKS	1024

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "testimg.h"
 
 /* Write a host file of @size bytes into the image as @name. */

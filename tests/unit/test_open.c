@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "testimg.h"
 
 static void mkfs(struct testimg *t, const char *opts)

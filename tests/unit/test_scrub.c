@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "testimg.h"
 
 /* Byte offsets in a large record (struct ext2_inode_large). */

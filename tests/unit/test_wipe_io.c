@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "e2secrm.h"
+#include "e2secrmP.h"
 #include "testimg.h"
 
 #define BS	4096

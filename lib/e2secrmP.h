@@ -1,0 +1,131 @@
+/*
+ * e2secrmP.h --- what the files of lib/ share among themselves and the
+ * command does not see: the helpers, and each stage's steps that only
+ * another stage calls.
+ *
+ * The command includes e2secrm.h alone (tests/check-layers.sh holds it
+ * to that); the files of lib/, the unit tests and the fuzz targets
+ * include this one, which includes e2secrm.h.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#ifndef E2SECRMP_H
+#define E2SECRMP_H
+
+#include "e2secrm.h"
+
+/* bitmap.c */
+int e2sr_bitmap_type(ext2_filsys fs);
+void e2sr_bitmap_force_type(int type);
+errcode_t e2sr_find_first_zero(ext2fs_block_bitmap map, blk64_t start,
+			       blk64_t end, blk64_t *out);
+errcode_t e2sr_find_first_zero_inode(ext2fs_inode_bitmap map,
+				     ext2_ino_t start, ext2_ino_t end,
+				     ext2_ino_t *out);
+blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
+			  blk64_t last);
+int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
+		  blk64_t last, blk64_t *end);
+
+/* open.c */
+errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
+
+/* inventory.c */
+errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx);
+void e2sr_inventory_free(struct e2sr_inventory *inv);
+errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
+			     struct e2sr_file **ret);
+
+/* livemap.c */
+errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
+errcode_t e2sr_livemap_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			    struct ext2_inode_large *inode, int csum_bad);
+errcode_t e2sr_livemap_finish(struct e2sr_ctx *ctx);
+void e2sr_livemap_free(struct e2sr_livemap *lm);
+int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+int e2sr_live_inode(const struct e2sr_ctx *ctx, ext2_ino_t ino);
+int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,
+		  blk64_t *end);
+blk64_t e2sr_free_count(const struct e2sr_ctx *ctx);
+
+/* unwritten.c */
+errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx);
+blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv);
+errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx);
+errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);
+
+/* free_inodes.c */
+errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx);
+errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx);
+errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx);
+errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx);
+
+/* coverage.c */
+errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
+int e2sr_coverage_readable(const struct e2sr_coverage *c, __u32 tid);
+
+/* discover.c */
+errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);
+
+/* blockmap.c */
+errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
+			struct ext2_inode_large *inode);
+void e2sr_file_free(struct e2sr_file *file);
+
+/* plan_journal.c */
+errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx);
+errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
+			     size_t *count, unsigned char **blob,
+			     size_t *blob_len);
+int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
+		 unsigned int len);
+
+/* dirent.c */
+errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);
+errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
+
+/* hooks.c */
+int e2sr_cancelled(const struct e2sr_ctx *ctx);
+int e2sr_progress_on(const struct e2sr_ctx *ctx);
+void e2sr_progress(const struct e2sr_ctx *ctx, enum e2sr_stage stage,
+		   unsigned long long cur, unsigned long long max);
+
+/* zero.c */
+int e2sr_all_zero(const void *buf, size_t len);
+
+/* array.c */
+errcode_t e2sr_array_room(void *ptr, size_t *alloc, size_t need,
+			  size_t size);
+
+/* wipe_io.c: the one guarded write path */
+errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
+			       blk64_t count);
+errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
+				    blk64_t count);
+errcode_t e2sr_wipe_journal_place(struct e2sr_ctx *ctx, __u32 jblock,
+				  __u32 count);
+errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+			   enum e2sr_stage stage, blk64_t base, blk64_t total,
+			   blk64_t *done);
+errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
+				  __u32 count);
+errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done);
+errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done);
+errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
+				    blk64_t count);
+
+/* scrub.c */
+void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode);
+errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino);
+
+/* verify.c */
+errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
+			   blk64_t n, const void *buf);
+errcode_t e2sr_verify(struct e2sr_ctx *ctx);
+
+#endif /* E2SECRMP_H */
