@@ -26,6 +26,7 @@
 #include "e2secrmP.h"
 #include "fc_replay.h"
 #include "overlay_io.h"
+#include "testimg.h"
 
 #define BS		1024
 #define NBLK		8
@@ -40,20 +41,6 @@ struct area {
 	__u32		crc;
 };
 
-static void put16(unsigned char *p, unsigned int v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-}
-
-static void put32(unsigned char *p, __u32 v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
 /* One tag with @len bytes of value; @val may be NULL (zeros). */
 static void tag(struct area *a, unsigned int t, unsigned int len,
 		const void *val)
@@ -61,8 +48,8 @@ static void tag(struct area *a, unsigned int t, unsigned int len,
 	unsigned char *p = a->buf + a->blk * BS + a->off;
 
 	assert_true(a->off + 4 + len <= BS);
-	put16(p, t);
-	put16(p + 2, len);
+	testimg_put_le16(p, t);
+	testimg_put_le16(p + 2, len);
 	if (val)
 		memcpy(p + 4, val, len);
 	a->crc = ext2fs_crc32c_le(a->crc, p, 4 + len);
@@ -73,8 +60,8 @@ static void head(struct area *a, __u32 features, __u32 tid)
 {
 	unsigned char v[8];
 
-	put32(v, features);
-	put32(v + 4, tid);
+	testimg_put_le32(v, features);
+	testimg_put_le32(v + 4, tid);
 	tag(a, E2SR_FC_TAG_HEAD, 8, v);
 }
 
@@ -83,9 +70,9 @@ static void add_range(struct area *a, __u32 ino)
 	unsigned char v[16];
 
 	memset(v, 0, sizeof(v));
-	put32(v, ino);
-	put16(v + 8, 1);
-	put32(v + 12, 5000);
+	testimg_put_le32(v, ino);
+	testimg_put_le16(v + 8, 1);
+	testimg_put_le32(v + 12, 5000);
 	tag(a, E2SR_FC_TAG_ADD_RANGE, 16, v);
 }
 
@@ -94,8 +81,8 @@ static void dentry(struct area *a, unsigned int t, const char *name)
 	unsigned char v[8 + 255];
 	size_t n = strlen(name);
 
-	put32(v, 2);
-	put32(v + 4, 12);
+	testimg_put_le32(v, 2);
+	testimg_put_le32(v + 4, 12);
 	memcpy(v + 8, name, n);
 	tag(a, t, 8 + n, v);
 }
@@ -107,11 +94,11 @@ static void tail(struct area *a, __u32 tid, int bad)
 	unsigned int len = BS - a->off - 4;
 
 	assert_true(len >= 8);
-	put16(p, E2SR_FC_TAG_TAIL);
-	put16(p + 2, len);
-	put32(p + 4, tid);
+	testimg_put_le16(p, E2SR_FC_TAG_TAIL);
+	testimg_put_le16(p + 2, len);
+	testimg_put_le32(p + 4, tid);
 	a->crc = ext2fs_crc32c_le(a->crc, p, 8);
-	put32(p + 8, a->crc + (bad ? 1 : 0));
+	testimg_put_le32(p + 8, a->crc + (bad ? 1 : 0));
 	a->crc = 0;
 	a->blk++;
 	a->off = 0;
@@ -123,8 +110,8 @@ static void pad(struct area *a)
 	unsigned char *p = a->buf + a->blk * BS + a->off;
 	unsigned int len = BS - a->off - 4;
 
-	put16(p, E2SR_FC_TAG_PAD);
-	put16(p + 2, len);
+	testimg_put_le16(p, E2SR_FC_TAG_PAD);
+	testimg_put_le16(p + 2, len);
 	memset(p + 4, 0, len);
 	a->crc = ext2fs_crc32c_le(a->crc, p, 4 + len);
 	a->blk++;
@@ -339,8 +326,8 @@ static void test_len_past_block(void **state EXT2FS_ATTR((unused)))
 	new_area(&a);
 	head(&a, 0, TID);
 	p = a.buf + a.off;
-	put16(p, E2SR_FC_TAG_PAD);
-	put16(p + 2, BS);		/* 4 + BS > what is left */
+	testimg_put_le16(p, E2SR_FC_TAG_PAD);
+	testimg_put_le16(p + 2, BS);		/* 4 + BS > what is left */
 	assert_int_equal(scan(&a, TID, &s), E2SR_ERR_FC_CORRUPT);
 }
 

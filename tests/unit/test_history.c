@@ -48,29 +48,15 @@ struct want_rec {
 	__u8		flagged;
 };
 
-static void put_le16(unsigned char *p, __u16 v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-}
-
-static void put_le32(unsigned char *p, __u32 v)
-{
-	p[0] = v;
-	p[1] = v >> 8;
-	p[2] = v >> 16;
-	p[3] = v >> 24;
-}
-
 /* A record in slot @k: mode, flags and generation; the rest zeros. */
 static void put_rec(unsigned char *b, unsigned int k, __u16 mode,
 		    __u32 flags, __u32 gen)
 {
 	unsigned char *r = b + k * ISZ;
 
-	put_le16(r, mode);
-	put_le32(r + 32, flags);
-	put_le32(r + 100, gen);
+	testimg_put_le16(r, mode);
+	testimg_put_le32(r + 32, flags);
+	testimg_put_le32(r + 100, gen);
 }
 
 /* debugfs's jw takes one block of the file per block it logs. */
@@ -282,13 +268,13 @@ static void test_dirlike(void **state)
 				     "-O metadata_csum '%s' 16M "
 				     ">/dev/null 2>&1", t->img), 0);
 	memset(b, 0, sizeof(b));
-	put_le32(b, 12);			/* inode */
-	put_le16(b + 4, 16);			/* rec_len */
+	testimg_put_le32(b, 12);			/* inode */
+	testimg_put_le16(b + 4, 16);			/* rec_len */
 	b[6] = 5;				/* name_len */
 	b[7] = 1;
 	memcpy(b + 8, "hello", 5);
-	put_le32(b + 16, 13);
-	put_le16(b + 20, BS - 16);		/* to the block's end */
+	testimg_put_le32(b + 16, 13);
+	testimg_put_le16(b + 20, BS - 16);		/* to the block's end */
 	b[22] = 3;
 	b[23] = 1;
 	memcpy(b + 24, "bye", 3);

@@ -215,3 +215,17 @@ size_t testimg_logdump_tags(struct testimg *t, blk64_t *fsblk, blk64_t *jblk,
 	fclose(fp);
 	return n;
 }
+
+void testimg_put_le16(unsigned char *p, unsigned int v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+}
+
+void testimg_put_le32(unsigned char *p, __u32 v)
+{
+	p[0] = v;
+	p[1] = v >> 8;
+	p[2] = v >> 16;
+	p[3] = v >> 24;
+}

@@ -43,6 +43,10 @@ int testimg_fixture_teardown(void **state);
 struct e2sr_ctx *open_img(const char *img, int flags);
 struct e2sr_ctx *open_img_live(const char *img, int flags);
 
+/* Little-endian stores, as the on-disk formats want them. */
+void testimg_put_le16(unsigned char *p, unsigned int v);
+void testimg_put_le32(unsigned char *p, __u32 v);
+
 /* The tags "debugfs logdump -a" lists: fs block, journal block, flags. */
 size_t testimg_logdump_tags(struct testimg *t, blk64_t *fsblk, blk64_t *jblk,
 			    unsigned int *flags, size_t max);
