@@ -55,6 +55,7 @@ struct cmd_opts {
 	int			skip_zero;
 	const char		*state_dir;	/* --state-dir, or default */
 	int			no_state;	/* --no-state */
+	int			json_plan;	/* --json-plan */
 	struct cmd_state	*state;		/* what became of it */
 };
 
@@ -107,6 +108,12 @@ void state_read(const char *dir, const char *uuid,
 		struct e2sr_cover_prev *prev, struct cmd_state *st);
 int state_write(const char *dir, const char *uuid,
 		const struct e2sr_cover_prev *now, struct cmd_state *st);
+
+/* actions.c */
+void actions_take(struct e2sr_ctx *ctx);
+void actions_print(const struct cmd_opts *o);
+void actions_json(FILE *f);
+void actions_free(void);
 
 /* json.c */
 enum json_stage {

@@ -65,6 +65,8 @@ static void usage_to(FILE *f, int status)
 		"\t--skip-zero\tread first, write only blocks not already "
 		"zero\n"
 		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
+		"\t--json-plan\tlist every action planned and written in "
+		"it\n"
 		"\t--record FILE\twrite a sanitisation record to FILE (text) "
 		"and FILE.json\n"
 		"\t--verify\tread back every wiped block\n"
@@ -120,6 +122,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "sanitize",	no_argument,		NULL, 'S' },
 		{ "skip-zero",	no_argument,		NULL, 'Z' },
 		{ "json",	required_argument,	NULL, 'O' },
+		{ "json-plan",	no_argument,		NULL, 'T' },
 		{ "record",	required_argument,	NULL, 'R' },
 		{ "verify",	no_argument,		NULL, 'W' },
 		{ "state-dir",	required_argument,	NULL, 'P' },
@@ -185,6 +188,9 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		case 'O':
 			o->json = optarg;
 			break;
+		case 'T':
+			o->json_plan = 1;
+			break;
 		case 'R':
 			if (!*optarg) {
 				com_err(program_name, 0,
@@ -230,6 +236,11 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 	}
 	if (optind != argc - 1)
 		usage();
+	if (o->json_plan && !o->json) {
+		fprintf(stderr, "%s: --json-plan needs --json FILE\n",
+			program_name);
+		usage();
+	}
 	o->device = argv[optind];
 	if (!o->state_dir) {
 		const char *env = getenv("E2SECRM_STATE_DIR");
@@ -410,6 +421,9 @@ static int run(struct cmd_opts *o)
 		report_error(ctx, err, "while checking the plan", o->device);
 		goto fail;
 	}
+	/* The plan as -v and --json-plan list it, and what is written. */
+	if (o->verbose || o->json_plan)
+		actions_take(ctx);
 	report_inventory(ctx, o);
 	report_coverage(ctx, o);
 
@@ -487,12 +501,14 @@ out:
 	if (record_write(ctx, o, status, 0, NULL))
 		status |= E2SR_EXIT_ERROR;
 	json_write(ctx, o, status, 0);
+	actions_free();
 	e2sr_ctx_free(ctx);
 	return status;
 fail:
 	status |= E2SR_EXIT_ERROR;
 	record_write(ctx, o, status, err, NULL);
 	json_write(ctx, o, status, err);
+	actions_free();
 	e2sr_ctx_free(ctx);
 	return status;
 }

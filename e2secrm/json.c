@@ -360,6 +360,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 			fprintf(json_out, "null}");
 	}
 	fprintf(json_out, "],\n  \"left_for_e2fsck\": %zu,\n", p->left);
+	if (o->json_plan)
+		actions_json(json_out);
 	fprintf(json_out, "  \"timings\": {\"open\": %.3f, \"scan\": %.3f, "
 		"\"wipe\": %.3f, \"total\": %.3f, \"wipe_stages\": "
 		"{\"freed_blocks\": %.3f, \"all_free\": %.3f, "

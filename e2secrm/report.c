@@ -488,6 +488,8 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		print_journal_plan(ctx, o);
 	if (o->verbose && plan->unwritten_runs)
 		print_unwritten_plan(ctx, o);
+	if (o->verbose)
+		actions_print(o);
 }
 
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,

@@ -16,15 +16,23 @@
  * the live set (livemap.c) reads every directory block once and notes
  * them; a directory of zeros past its entries has no name to wipe.
  *
+ * The plan lists every entry and every run of name bytes it will zero,
+ * as actions (directory, block ordinal, offset, length, a crc of the
+ * bytes).  The wipe walks the same directories the same way and zeroes
+ * exactly those, each only if its bytes still read as planned; a planned
+ * action it does not meet stops it (the filesystem changed).
+ *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "e2secrmP.h"
 #include "name_set.h"
+#include "crc32c.h"
 
 struct ino_ref {
 	ext2_ino_t		ino;
@@ -47,6 +55,10 @@ struct name_walk {
 	ext2_ino_t		dir;
 	char			*block;		/* one directory block */
 	errcode_t		err;
+	struct e2sr_plan	*plan;
+	__u32			part;		/* ordinal of the block read */
+	size_t			dir_first;	/* plan->names of this dir */
+	size_t			next;		/* writing: the next planned */
 };
 
 static int cmp_ino(const void *a, const void *b)
@@ -121,9 +133,69 @@ static int is_index_block(const struct name_walk *w, const char *buf,
 	return 0;
 }
 
+/* The removed entry at @de, as a wipe leaves it: the rec_len stays. */
+static void zero_entry(struct ext2_dir_entry *de)
+{
+	memset(de->name, 0, ext2fs_dirent_name_len(de));
+	de->inode = 0;
+	ext2fs_dirent_set_name_len(de, 0);
+	ext2fs_dirent_set_file_type(de, 0);
+}
+
+static errcode_t plan_name(struct name_walk *w, int why, ext2_ino_t owner,
+			   unsigned int off, unsigned int len, __u32 crc)
+{
+	struct e2sr_plan *plan = w->plan;
+	struct e2sr_action *a;
+
+	if (plan->name_count == plan->name_alloc &&
+	    e2sr_array_room(&plan->names, &plan->name_alloc,
+			    plan->name_count + 1, sizeof(*plan->names)))
+		return EXT2_ET_NO_MEMORY;
+	a = &plan->names[plan->name_count++];
+	memset(a, 0, sizeof(*a));
+	a->kind = E2SR_KIND_NAMES;
+	a->why = why;
+	a->owner = owner;
+	a->ino = w->dir;
+	a->blk = w->part;
+	a->count = 1;
+	a->off = off;
+	a->len = len;
+	a->crc = crc;
+	return 0;
+}
+
+/*
+ * Planning, note the action; writing, whether it is the next planned
+ * one, as planned (then it is done, and the caller zeroes it).
+ */
+static int take_name(struct name_walk *w, int why, ext2_ino_t owner,
+		     unsigned int off, unsigned int len, __u32 crc)
+{
+	const struct e2sr_action *a;
+
+	if (!w->write) {
+		w->err = plan_name(w, why, owner, off, len, crc);
+		w->found++;
+		return 0;
+	}
+	if (w->next >= w->plan->name_count)
+		return 0;
+	a = &w->plan->names[w->next];
+	if (a->ino != w->dir || a->blk != w->part || a->off != off ||
+	    a->len != len || a->crc != crc || a->why != why)
+		return 0;
+	w->next++;
+	w->found++;
+	e2sr_action_done(w->ctx, a);
+	return 1;
+}
+
 /* Zero a removed entry's name (and inode): the rec_len chain stays. */
 static int wipe_name(struct name_walk *w, struct ext2_dir_entry *dirent,
-		     int offset, int blocksize, char *buf)
+		     int offset, int blocksize, char *buf, int why,
+		     ext2_ino_t owner)
 {
 	int len = ext2fs_dirent_name_len(dirent);
 
@@ -132,13 +204,10 @@ static int wipe_name(struct name_walk *w, struct ext2_dir_entry *dirent,
 	/* The iterator checked the header; never write past the block. */
 	if (offset + 8 + len > blocksize)
 		return 0;
-	w->found++;
-	if (!w->write)
-		return 0;
-	memset(dirent->name, 0, len);
-	dirent->inode = 0;
-	ext2fs_dirent_set_name_len(dirent, 0);
-	ext2fs_dirent_set_file_type(dirent, 0);
+	if (!take_name(w, why, owner, offset, len,
+		       e2sr_crc32c_le(~0U, dirent, 8 + len)))
+		return w->err ? DIRENT_ABORT : 0;
+	zero_entry(dirent);
 	return DIRENT_CHANGED;
 }
 
@@ -150,12 +219,18 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	struct ino_ref key, *ref = NULL;
 	struct e2sr_file *file;
 
+	/* Every block's (or inline part's) first entry is at offset 0. */
+	if (!offset)
+		w->part++;
 	if (!dirent->inode) {
 		/* Whose it was only a journal copy can say. */
-		if (w->all || e2sr_name_in(w->jnames, w->jname_count,
-					   dirent->name,
-					   ext2fs_dirent_name_len(dirent)))
-			return wipe_name(w, dirent, offset, blocksize, buf);
+		if (e2sr_name_in(w->jnames, w->jname_count, dirent->name,
+				 ext2fs_dirent_name_len(dirent)))
+			return wipe_name(w, dirent, offset, blocksize, buf,
+					 E2SR_WHY_ENTRY_JOURNAL, 0);
+		if (w->all)
+			return wipe_name(w, dirent, offset, blocksize, buf,
+					 E2SR_WHY_DIR_SLACK, 0);
 		return 0;
 	}
 	key.ino = dirent->inode;
@@ -171,19 +246,53 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 			file->state = E2SR_STATE_UNCLEAR;
 		return 0;
 	}
-	if (!ref && !w->all)
-		return 0;
-	return wipe_name(w, dirent, offset, blocksize, buf);
+	if (ref)
+		return wipe_name(w, dirent, offset, blocksize, buf,
+				 E2SR_WHY_ENTRY, dirent->inode);
+	if (w->all)
+		return wipe_name(w, dirent, offset, blocksize, buf,
+				 E2SR_WHY_DIR_SLACK, 0);
+	return 0;
 }
 
-/* A known name in slack: zero it when writing. */
+/* A known name in slack: planned, or zeroed as planned. */
 static int zero_hit(void *priv, unsigned int off, unsigned int len)
 {
 	struct name_walk *w = priv;
 
-	if (w->write)
+	if (take_name(w, E2SR_WHY_NAME_BYTES, 0, off, len,
+		      e2sr_crc32c_le(~0U, w->block + off, len)))
 		memset(w->block + off, 0, len);
-	return 0;
+	return w->err != 0;
+}
+
+/*
+ * Planning, the slack search must see the block as the wipe will: after
+ * the entries the first pass zeroes in it.
+ */
+static void as_wiped(struct name_walk *w)
+{
+	const struct e2sr_plan *plan = w->plan;
+	size_t i;
+
+	for (i = w->dir_first; i < plan->name_count; i++) {
+		const struct e2sr_action *a = &plan->names[i];
+
+		if (a->blk == w->part && a->why != E2SR_WHY_NAME_BYTES)
+			zero_entry((struct ext2_dir_entry *)(w->block +
+							     a->off));
+	}
+}
+
+/* The metadata_csum tail of a directory block: not an entry's slack. */
+static int csum_tail(ext2_filsys fs, const struct ext2_dir_entry *de,
+		     unsigned int off, unsigned int rec_len)
+{
+	return ext2fs_has_feature_metadata_csum(fs->super) &&
+	       off + EXT2_DIR_ENTRY_HEADER_LEN + 4 == fs->blocksize &&
+	       rec_len == EXT2_DIR_ENTRY_HEADER_LEN + 4 && !de->inode &&
+	       !ext2fs_dirent_name_len(de) &&
+	       ext2fs_dirent_file_type(de) == EXT2_DIR_NAME_LEN_CSUM >> 8;
 }
 
 /*
@@ -199,10 +308,11 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	struct name_walk *w = priv;
 	struct ext2_dir_entry *de;
 	unsigned int off = 0, rec_len, used, bs = fs->blocksize;
-	int hits = 0;
+	size_t before = w->found;
 
 	if (blockcnt < 0)
 		return 0;
+	w->part++;
 	w->err = ext2fs_read_dir_block4(fs, *blocknr, w->block, 0, w->dir);
 	if (w->err == EXT2_ET_DIR_CSUM_INVALID)
 		w->err = 0;	/* not ours to judge; only slack is read */
@@ -210,23 +320,26 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		return BLOCK_ABORT;
 	if (is_index_block(w, w->block, bs))
 		return 0;
+	if (!w->write)
+		as_wiped(w);
 	while (off + 8 <= bs) {
 		de = (struct ext2_dir_entry *)(w->block + off);
 		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
-		    rec_len > bs - off || (rec_len & 3))
+		    rec_len > bs - off || (rec_len & 3) ||
+		    csum_tail(fs, de, off, rec_len))
 			break;
 		used = de->inode || ext2fs_dirent_name_len(de) ?
 		       ((8 + ext2fs_dirent_name_len(de) + 3) & ~3U) : 8;
 		if (used < rec_len)
-			hits += e2sr_name_set_scan(&w->names,
-					(unsigned char *)w->block, off + used,
-					off + rec_len, 1, zero_hit, w);
+			e2sr_name_set_scan(&w->names,
+					   (unsigned char *)w->block,
+					   off + used, off + rec_len, 1,
+					   zero_hit, w);
+		if (w->err)
+			return BLOCK_ABORT;
 		off += rec_len;
 	}
-	if (!hits)
-		return 0;
-	w->found += hits;
-	if (!w->write)
+	if (!w->write || w->found == before)
 		return 0;
 	w->err = ext2fs_write_dir_block4(fs, *blocknr, w->block, 0, w->dir);
 	return w->err ? BLOCK_ABORT : 0;
@@ -242,8 +355,8 @@ static errcode_t scan_slack(struct name_walk *w, ext2_ino_t dir)
 		if (err)
 			return err;
 	}
-	w->dir = dir;
 	w->err = 0;
+	w->part = 0;
 	err = ext2fs_block_iterate3(fs, dir, BLOCK_FLAG_READ_ONLY |
 				    BLOCK_FLAG_DATA_ONLY, NULL, slack_block, w);
 	return err ? err : w->err;
@@ -267,6 +380,11 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	    (inode.i_flags & EXT4_CASEFOLD_FL))
 		return 0;
 	w->htree = !!(inode.i_flags & EXT2_INDEX_FL);
+	w->dir = dir;
+	w->part = 0;
+	w->err = 0;
+	if (!w->write)
+		w->dir_first = w->plan->name_count;
 	flags = DIRENT_FLAG_INCLUDE_REMOVED | DIRENT_FLAG_INCLUDE_EMPTY;
 	/*
 	 * libext2fs reads this flag as "the buffer is inline data" for
@@ -275,6 +393,8 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	if (inode.i_flags & EXT4_INLINE_DATA_FL)
 		flags |= DIRENT_FLAG_INCLUDE_INLINE_DATA;
 	err = ext2fs_dir_iterate2(fs, dir, flags, NULL, visit_entry, w);
+	if (!err)
+		err = w->err;
 	if (err || (inode.i_flags & EXT4_INLINE_DATA_FL) || !w->jblob_len)
 		return err;
 	return scan_slack(w, dir);
@@ -313,6 +433,7 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
+	w.plan = plan;
 	w.all = !!(ctx->opts.sanitize & E2SR_FREE_DIRSLACK);
 	err = sorted_inventory(ctx, &w);
 	if (err || (!w.count && !w.all)) {
@@ -335,6 +456,7 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 			plan->name_dirs_damaged++;
 			plan->left++;	/* its names stay: exit bit 4 */
 			w.found = before;
+			plan->name_count = w.dir_first;
 			err = 0;
 			continue;
 		}
@@ -344,7 +466,6 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 				break;
 		}
 	}
-	plan->name_count = w.found;
 	name_walk_free(&w);
 	return err;
 }
@@ -361,6 +482,7 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 		return E2SR_ERR_READ_ONLY;
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
+	w.plan = plan;
 	w.write = 1;
 	w.all = !!(ctx->opts.sanitize & E2SR_FREE_DIRSLACK);
 	err = sorted_inventory(ctx, &w);
@@ -381,5 +503,12 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 	}
 	ctx->stats.names_wiped = w.found;
 	name_walk_free(&w);
+	/* A planned name the walk did not meet as planned: not wiped. */
+	if (!err && w.next != plan->name_count) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "directory %u: a planned name is not as planned",
+			 plan->names[w.next].ino);
+		err = E2SR_ERR_CHANGED;
+	}
 	return err;
 }

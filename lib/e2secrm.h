@@ -137,6 +137,46 @@ struct e2sr_jplan {
 	__u32			crc_after;	/* and written */
 };
 
+/*
+ * Why an action is in the plan: the rule that produced it.  A journal
+ * action's why is E2SR_WHY_JOURNAL plus its enum e2sr_jwhy.
+ */
+enum e2sr_why {
+	E2SR_WHY_FREED = 0,	/* a +s file's block, free now */
+	E2SR_WHY_ENTRY,		/* a removed entry naming a +s inode */
+	E2SR_WHY_ENTRY_JOURNAL,	/* a removed entry a journal copy names */
+	E2SR_WHY_NAME_BYTES,	/* a +s name's bytes without a header */
+	E2SR_WHY_DIR_SLACK,	/* --dir-slack: any removed entry */
+	E2SR_WHY_RECORD,	/* a deleted +s record */
+	E2SR_WHY_FREE_ALL,	/* --all-free */
+	E2SR_WHY_FREE_IF_LOST,	/* --all-free-if-lost: a map is lost */
+	E2SR_WHY_UNWRITTEN,	/* a live file's unwritten extent */
+	E2SR_WHY_FREE_RECORD,	/* --free-inodes: a free record */
+	E2SR_WHY_JOURNAL,	/* + enum e2sr_jwhy */
+	E2SR_WHY_COUNT = E2SR_WHY_JOURNAL + E2SR_JWHY_NAMEBYTES + 1
+};
+
+/*
+ * One write of the plan: what it overwrites, whose residue that is and
+ * why.  The target is a run of blocks (@blk, @count: filesystem blocks,
+ * or journal blocks for the journal kind), a record (@ino), or a part of
+ * a block (@off, @len, nonzero @len), which must still read as planned
+ * (@crc over the part) when it is written.  A directory's parts name the
+ * directory in @ino and its block by ordinal (the n-th block with data,
+ * or of an inline directory's parts) in @blk.
+ */
+struct e2sr_action {
+	__u16			kind;		/* enum e2sr_kind_id */
+	__u16			why;		/* enum e2sr_why */
+	ext2_ino_t		owner;		/* whose residue; 0: not known */
+	ext2_ino_t		ino;		/* record, directory or file */
+	__u32			off;		/* a part: first byte */
+	__u32			len;		/* a part: bytes; 0: whole */
+	__u32			crc;		/* a part: its bytes, planned */
+	blk64_t			blk;
+	blk64_t			count;		/* blocks; 1 for a part */
+};
+
 /* A journal copy with a directory entry naming an inventory inode. */
 struct e2sr_name_copy {
 	__u32			jblock;
@@ -207,7 +247,9 @@ struct e2sr_plan {
 	ext2_ino_t		*name_dirs;	/* dirs holding names to wipe */
 	size_t			name_dir_count;
 	size_t			name_dir_alloc;
-	size_t			name_count;	/* removed entries to wipe */
+	struct e2sr_action	*names;		/* the names, in walk order */
+	size_t			name_count;
+	size_t			name_alloc;
 	size_t			name_dirs_damaged; /* could not be read */
 	size_t			unrecoverable;	/* files whose map is gone */
 	size_t			left;		/* found, deliberately left */
@@ -227,6 +269,8 @@ struct e2sr_plan {
 	size_t			itable_alloc;
 	blk64_t			itable_blocks;
 	size_t			free_inodes;	/* free records with residue */
+	ext2_ino_t		*free_records;	/* which, sorted */
+	size_t			free_record_alloc;
 };
 
 /* A run of a live directory's blocks, read once for the names in it. */
@@ -358,6 +402,9 @@ enum e2sr_stage {
 typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
 				 unsigned long long cur,
 				 unsigned long long max);
+struct e2sr_action;
+/* An action of the plan, written: in the order execute writes them. */
+typedef void (*e2sr_action_fn)(void *data, const struct e2sr_action *a);
 
 /*
  * What the command asks of a run, set in one place before e2sr_open and
@@ -381,6 +428,8 @@ struct e2sr_hooks {
 	volatile sig_atomic_t	*cancel;
 	e2sr_progress_fn	progress;
 	void			*progress_data;
+	e2sr_action_fn		done;		/* each action written */
+	void			*done_data;
 };
 
 /*
@@ -478,6 +527,8 @@ const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind);
 /* execute.c */
 errcode_t e2sr_execute_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_execute(struct e2sr_ctx *ctx);
+void e2sr_plan_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+		       void *data);
 
 /*
  * kinds.c: the residue kinds, in the order the reports list them.  Each
@@ -514,6 +565,9 @@ struct e2sr_kind {
 	int		(*shown)(const struct e2sr_ctx *ctx);
 	void		(*planned)(const struct e2sr_ctx *ctx, uint64_t n[2]);
 	void		(*done)(const struct e2sr_ctx *ctx, uint64_t n[2]);
+	/* What the plan holds of it, action by action, in write order. */
+	void		(*actions)(const struct e2sr_ctx *ctx,
+				   e2sr_action_fn fn, void *data);
 	/* Before the first write, on the read-only handle; NULL: none. */
 	errcode_t	(*check)(struct e2sr_ctx *ctx);
 	errcode_t	(*wipe)(struct e2sr_ctx *ctx);
@@ -523,6 +577,7 @@ struct e2sr_kind {
 
 extern const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT];
 int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k);
+const char *e2sr_why_key(int why);
 void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,
 		      uint64_t n[E2SR_KIND_COUNT][2]);
 

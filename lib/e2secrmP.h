@@ -56,12 +56,15 @@ errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx);
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv);
 errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);
+void e2sr_unwritten_action(const struct e2sr_unwritten *u,
+			   struct e2sr_action *a);
 
 /* free_inodes.c */
 errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx);
 errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx);
+void e2sr_free_record_action(ext2_ino_t ino, struct e2sr_action *a);
 
 /* coverage.c */
 errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
@@ -92,6 +95,8 @@ int e2sr_cancelled(const struct e2sr_ctx *ctx);
 int e2sr_progress_on(const struct e2sr_ctx *ctx);
 void e2sr_progress(const struct e2sr_ctx *ctx, enum e2sr_stage stage,
 		   unsigned long long cur, unsigned long long max);
+void e2sr_action_done(const struct e2sr_ctx *ctx,
+		      const struct e2sr_action *a);
 
 /* zero.c */
 int e2sr_all_zero(const void *buf, size_t len);
@@ -110,12 +115,14 @@ errcode_t e2sr_wipe_journal_place(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   enum e2sr_stage stage, blk64_t base, blk64_t total,
-			   blk64_t *done);
+			   const struct e2sr_action *run, enum e2sr_stage stage,
+			   blk64_t base, blk64_t total, blk64_t *done);
 errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
 errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done);
-errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done);
+errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, const struct e2sr_action *run,
+			 blk64_t *done);
+void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a);
 errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count);
 

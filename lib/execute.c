@@ -60,6 +60,22 @@ errcode_t e2sr_execute_check(struct e2sr_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Every action of the plan, in the order e2sr_execute() writes them:
+ * what -n lists, and what the hooks' done() is told of, one by one, as
+ * -y writes.
+ */
+void e2sr_plan_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+		       void *data)
+{
+	int phase, k;
+
+	for (phase = 1; phase <= E2SR_PHASES; phase++)
+		for (k = 0; k < E2SR_KIND_COUNT; k++)
+			if (e2sr_kinds[k].phase == phase)
+				e2sr_kinds[k].actions(ctx, fn, data);
+}
+
 errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 {
 	struct e2sr_stats *st = &ctx->stats;

@@ -4,11 +4,11 @@
  * A free record keeps what its last owner left in it: times, owner, flags,
  * the block map, in-inode extended attributes, inline data, a symlink's
  * target.  The plan reads every group's inode table in large runs and
- * notes each block with a free record holding any byte besides the layout
- * (i_extra_isize) and checksum fields.  Execute reads those blocks again,
- * scrubs each record the bitmap still calls free as scrub.c scrubs a
- * secure-delete record (zeros, i_extra_isize, a fresh checksum) and
- * writes the block back.
+ * notes each free record holding any byte besides the layout
+ * (i_extra_isize) and checksum fields, and the blocks that hold them.
+ * Execute reads those blocks again, scrubs each noted record the bitmap
+ * still calls free as scrub.c scrubs a secure-delete record (zeros,
+ * i_extra_isize, a fresh checksum) and writes the block back.
  *
  * A record is free when its bit is clear and no live directory entry
  * names it (livemap.c): both, at planning and again at the write.
@@ -95,28 +95,59 @@ static int record_free(const struct e2sr_ctx *ctx, ext2_ino_t ino)
 	       !e2sr_live_inode(ctx, ino);
 }
 
+enum scrub_mode {
+	SCRUB_PLAN,	/* note each record, skipping the +s ones */
+	SCRUB_WRITE,	/* scrub the planned records, each one done */
+	SCRUB_VERIFY,	/* scrub any, to see whether any is left */
+};
+
+static errcode_t note_record(struct e2sr_plan *plan, ext2_ino_t ino)
+{
+	if (plan->free_inodes == plan->free_record_alloc &&
+	    e2sr_array_room(&plan->free_records, &plan->free_record_alloc,
+			    plan->free_inodes + 1,
+			    sizeof(*plan->free_records)))
+		return EXT2_ET_NO_MEMORY;
+	plan->free_records[plan->free_inodes++] = ino;
+	return 0;
+}
+
+/* A free record of the plan, as an action. */
+void e2sr_free_record_action(ext2_ino_t ino, struct e2sr_action *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->kind = E2SR_KIND_FREE_RECORDS;
+	a->why = E2SR_WHY_FREE_RECORD;
+	a->ino = ino;
+	a->count = 1;
+}
+
 /*
  * Scrub, in place, the free records of @n table blocks of @group read
- * into @buf starting at table block @off, passing over those in @skip
- * (sorted).  Returns how many records were changed; @changed[b] says
- * which blocks.
+ * into @buf starting at table block @off.  Planning, each is noted in
+ * the plan, but for those the plan scrubs as secure-delete records;
+ * writing, only the noted ones are scrubbed, each told done.  *@count
+ * says how many records were changed; @changed[b] says which blocks.
  */
-static size_t scrub_blocks(const struct e2sr_ctx *ctx, dgrp_t group,
-			   blk64_t off, blk64_t n, unsigned char *buf,
-			   unsigned char *changed, const ext2_ino_t *skip,
-			   size_t nskip)
+static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
+			      blk64_t off, blk64_t n, unsigned char *buf,
+			      unsigned char *changed, enum scrub_mode mode,
+			      size_t *count)
 {
 	ext2_filsys fs = ctx->fs;
+	struct e2sr_plan *plan = &ctx->plan;
 	size_t isize = EXT2_INODE_SIZE(fs->super);
 	__u32 per_block = fs->blocksize / isize;
 	__u32 ipg = fs->super->s_inodes_per_group;
 	__u32 used = group_used(fs, group), idx, i;
 	struct ext2_inode_large *rec;
-	size_t count = 0;
+	struct e2sr_action a;
 	ext2_ino_t ino;
+	errcode_t err;
 	__u16 extra;
 	blk64_t b;
 
+	*count = 0;
 	for (b = 0; b < n; b++) {
 		changed[b] = 0;
 		for (i = 0; i < per_block; i++) {
@@ -128,9 +159,19 @@ static size_t scrub_blocks(const struct e2sr_ctx *ctx, dgrp_t group,
 			      (buf + (b * per_block + i) * isize);
 			if (!record_residue((unsigned char *)rec, isize))
 				continue;
-			if (nskip && bsearch(&ino, skip, nskip, sizeof(ino),
-					     cmp_ino))
+			if (mode == SCRUB_PLAN && plan->inode_count &&
+			    bsearch(&ino, plan->inodes, plan->inode_count,
+				    sizeof(ino), cmp_ino))
 				continue;
+			if (mode == SCRUB_WRITE &&
+			    !bsearch(&ino, plan->free_records,
+				     plan->free_inodes, sizeof(ino), cmp_ino))
+				continue;
+			if (mode == SCRUB_PLAN) {
+				err = note_record(plan, ino);
+				if (err)
+					return err;
+			}
 			extra = 0;
 			if (idx < used && isize > EXT2_GOOD_OLD_INODE_SIZE) {
 				extra = ext2fs_le16_to_cpu(rec->i_extra_isize);
@@ -147,10 +188,14 @@ static size_t scrub_blocks(const struct e2sr_ctx *ctx, dgrp_t group,
 				ext2fs_inode_csum_set(fs, ino, rec);
 			}
 			changed[b] = 1;
-			count++;
+			(*count)++;
+			if (mode == SCRUB_WRITE) {
+				e2sr_free_record_action(ino, &a);
+				e2sr_action_done(ctx, &a);
+			}
 		}
 	}
-	return count;
+	return 0;
 }
 
 static errcode_t add_run(struct e2sr_plan *plan, dgrp_t group, blk64_t blk)
@@ -213,11 +258,12 @@ static errcode_t plan_group(struct e2sr_ctx *ctx, dgrp_t group,
 		err = io_channel_read_blk64(fs->io, table + off, n, buf);
 		if (err)
 			return err;
-		found = scrub_blocks(ctx, group, off, n, buf, changed,
-				     plan->inodes, plan->inode_count);
+		err = scrub_blocks(ctx, group, off, n, buf, changed,
+				   SCRUB_PLAN, &found);
+		if (err)
+			return err;
 		if (!found)
 			continue;
-		plan->free_inodes += found;
 		for (b = 0; b < n; b++) {
 			if (!changed[b])
 				continue;
@@ -352,8 +398,11 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 		if (err)
 			break;
 		group_table(fs, r->group, &table);
-		n = scrub_blocks(ctx, r->group, r->blk - table, r->count, buf,
-				 changed, NULL, 0);
+		err = scrub_blocks(ctx, r->group, r->blk - table, r->count,
+				   buf, changed,
+				   write ? SCRUB_WRITE : SCRUB_VERIFY, &n);
+		if (err)
+			break;
 		for (b = 0; !err && b < r->count; b = e) {
 			e = b + 1;
 			if (!changed[b])

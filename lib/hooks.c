@@ -1,6 +1,7 @@
 /*
  * hooks.c --- the command's hooks, as lib/ checks them: a cancel flag set
- * from a signal handler, and a progress callback.
+ * from a signal handler, a progress callback, and one told of every
+ * action of the plan as it is written.
  *
  * Owns the one way lib/ asks whether the run was cancelled and reports
  * progress, so that a hook left unset is handled in one place.  What the
@@ -29,4 +30,11 @@ void e2sr_progress(const struct e2sr_ctx *ctx, enum e2sr_stage stage,
 {
 	if (ctx->hooks.progress)
 		ctx->hooks.progress(ctx->hooks.progress_data, stage, cur, max);
+}
+
+/* Tell whoever listens that action @a of the plan is written. */
+void e2sr_action_done(const struct e2sr_ctx *ctx, const struct e2sr_action *a)
+{
+	if (ctx->hooks.done)
+		ctx->hooks.done(ctx->hooks.done_data, a);
 }

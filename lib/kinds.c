@@ -21,8 +21,35 @@
  * License, version 2.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "e2secrmP.h"
+
+/* An action of @kind and @why, its target still to be set. */
+static void action_init(struct e2sr_action *a, int kind, int why)
+{
+	memset(a, 0, sizeof(*a));
+	a->kind = kind;
+	a->why = why;
+}
+
+/* Each run of @map, as the writer will put it out. */
+static void map_actions(const struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
+			int kind, e2sr_action_fn fn, void *data)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block, end;
+	struct e2sr_action a;
+
+	action_init(&a, kind, E2SR_WHY_FREED);
+	while (e2sr_next_run(map, 1, &start, last, &end)) {
+		a.blk = start;
+		a.count = end - start;
+		fn(data, &a);
+		start = end;
+	}
+}
 
 /* Every run of @map passes the check the writer will make. */
 static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map)
@@ -58,6 +85,12 @@ static void data_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->stats.data_wiped;
 }
 
+static void data_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+			 void *data)
+{
+	map_actions(ctx, ctx->plan.data_blocks, E2SR_KIND_DATA, fn, data);
+}
+
 static errcode_t data_check(struct e2sr_ctx *ctx)
 {
 	return check_runs(ctx, ctx->plan.data_blocks);
@@ -67,9 +100,12 @@ static errcode_t data_check(struct e2sr_ctx *ctx)
 static errcode_t data_wipe(struct e2sr_ctx *ctx)
 {
 	const struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_action run;
 
-	return e2sr_wipe_bitmap(ctx, plan->data_blocks, E2SR_STAGE_WIPE_BLOCKS,
-				0, plan->data_count + plan->meta_count,
+	action_init(&run, E2SR_KIND_DATA, E2SR_WHY_FREED);
+	return e2sr_wipe_bitmap(ctx, plan->data_blocks, &run,
+				E2SR_STAGE_WIPE_BLOCKS, 0,
+				plan->data_count + plan->meta_count,
 				&ctx->stats.data_wiped);
 }
 
@@ -83,6 +119,12 @@ static void meta_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->stats.meta_wiped;
 }
 
+static void meta_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+			 void *data)
+{
+	map_actions(ctx, ctx->plan.meta_blocks, E2SR_KIND_META, fn, data);
+}
+
 static errcode_t meta_check(struct e2sr_ctx *ctx)
 {
 	return check_runs(ctx, ctx->plan.meta_blocks);
@@ -91,10 +133,12 @@ static errcode_t meta_check(struct e2sr_ctx *ctx)
 static errcode_t meta_wipe(struct e2sr_ctx *ctx)
 {
 	const struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_action run;
 	errcode_t err;
 
-	err = e2sr_wipe_bitmap(ctx, plan->meta_blocks, E2SR_STAGE_WIPE_BLOCKS,
-			       ctx->stats.data_wiped,
+	action_init(&run, E2SR_KIND_META, E2SR_WHY_FREED);
+	err = e2sr_wipe_bitmap(ctx, plan->meta_blocks, &run,
+			       E2SR_STAGE_WIPE_BLOCKS, ctx->stats.data_wiped,
 			       plan->data_count + plan->meta_count,
 			       &ctx->stats.meta_wiped);
 	if (err)
@@ -114,6 +158,15 @@ static void names_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->stats.names_wiped;
 }
 
+static void names_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+			  void *data)
+{
+	size_t i;
+
+	for (i = 0; i < ctx->plan.name_count; i++)
+		fn(data, &ctx->plan.names[i]);
+}
+
 /* ---- deleted inode records ---- */
 
 static void records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
@@ -124,6 +177,25 @@ static void records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 static void records_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->stats.inodes_scrubbed;
+}
+
+static void record_action(ext2_ino_t ino, struct e2sr_action *a)
+{
+	action_init(a, E2SR_KIND_RECORDS, E2SR_WHY_RECORD);
+	a->owner = a->ino = ino;
+	a->count = 1;
+}
+
+static void records_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+			    void *data)
+{
+	struct e2sr_action a;
+	size_t i;
+
+	for (i = 0; i < ctx->plan.inode_count; i++) {
+		record_action(ctx->plan.inodes[i], &a);
+		fn(data, &a);
+	}
 }
 
 static errcode_t records_check(struct e2sr_ctx *ctx)
@@ -150,6 +222,7 @@ static errcode_t records_check(struct e2sr_ctx *ctx)
 static errcode_t records_wipe(struct e2sr_ctx *ctx)
 {
 	const struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_action a;
 	errcode_t err;
 	size_t i;
 
@@ -159,6 +232,8 @@ static errcode_t records_wipe(struct e2sr_ctx *ctx)
 		err = e2sr_scrub_inode(ctx, plan->inodes[i]);
 		if (err)
 			return err;
+		record_action(plan->inodes[i], &a);
+		e2sr_action_done(ctx, &a);
 		e2sr_progress(ctx, E2SR_STAGE_SCRUB_INODES, i + 1,
 			      plan->inode_count);
 	}
@@ -175,6 +250,41 @@ static void journal_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 static void journal_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->stats.journal_wiped;
+}
+
+/*
+ * In wipe_io.c's order: the blocks written in part first, then the
+ * others whole, the descriptors last.
+ */
+static void journal_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+			    void *data)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_action a;
+	size_t i, end;
+	int desc;
+
+	for (i = 0; i < plan->journal_count; i = end) {
+		for (end = i + 1; end < plan->journal_count &&
+		     plan->journal[end].jblock == plan->journal[i].jblock;
+		     end++)
+			;
+		if (!plan->journal[i].len)
+			continue;
+		for (; i < end; i++) {
+			e2sr_journal_action(&plan->journal[i], &a);
+			fn(data, &a);
+		}
+	}
+	for (desc = 0; desc < 2; desc++)
+		for (i = 0; i < plan->journal_count; i++) {
+			const struct e2sr_jplan *jp = &plan->journal[i];
+
+			if (jp->len || (jp->why == E2SR_JWHY_DESC) != desc)
+				continue;
+			e2sr_journal_action(jp, &a);
+			fn(data, &a);
+		}
 }
 
 static errcode_t journal_check(struct e2sr_ctx *ctx)
@@ -222,11 +332,39 @@ static void all_free_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->stats.free_wiped;
 }
 
+static int all_free_why(const struct e2sr_ctx *ctx)
+{
+	return ctx->opts.sanitize & E2SR_FREE_ALL ? E2SR_WHY_FREE_ALL :
+						   E2SR_WHY_FREE_IF_LOST;
+}
+
+static void all_free_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+			     void *data)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	blk64_t start = fs->super->s_first_data_block, end;
+	struct e2sr_action a;
+
+	if (!ctx->plan.free_all)
+		return;
+	action_init(&a, E2SR_KIND_ALL_FREE, all_free_why(ctx));
+	while (e2sr_free_run(ctx, &start, last, &end)) {
+		a.blk = start;
+		a.count = end - start;
+		fn(data, &a);
+		start = end;
+	}
+}
+
 static errcode_t all_free_wipe(struct e2sr_ctx *ctx)
 {
+	struct e2sr_action run;
+
 	if (!ctx->plan.free_all)
 		return 0;
-	return e2sr_wipe_free(ctx, &ctx->stats.free_wiped);
+	action_init(&run, E2SR_KIND_ALL_FREE, all_free_why(ctx));
+	return e2sr_wipe_free(ctx, &run, &ctx->stats.free_wiped);
 }
 
 /* ---- unwritten extents of live files ---- */
@@ -244,6 +382,18 @@ static void unwritten_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 static void unwritten_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->stats.unwritten_wiped;
+}
+
+static void unwritten_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
+			      void *data)
+{
+	struct e2sr_action a;
+	size_t i;
+
+	for (i = 0; i < ctx->plan.unwritten_runs; i++) {
+		e2sr_unwritten_action(&ctx->plan.unwritten[i], &a);
+		fn(data, &a);
+	}
 }
 
 static errcode_t unwritten_check(struct e2sr_ctx *ctx)
@@ -279,12 +429,25 @@ static void free_records_done(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[1] = ctx->stats.itable_written;
 }
 
+static void free_records_actions(const struct e2sr_ctx *ctx,
+				 e2sr_action_fn fn, void *data)
+{
+	struct e2sr_action a;
+	size_t i;
+
+	for (i = 0; i < ctx->plan.free_inodes; i++) {
+		e2sr_free_record_action(ctx->plan.free_records[i], &a);
+		fn(data, &a);
+	}
+}
+
 const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 	[E2SR_KIND_DATA] = {
 		.count = { { "data_blocks", "freed data",
 			     "freed data blocks", "blocks" } },
 		.phase = 1,
 		.planned = data_planned, .done = data_done,
+		.actions = data_actions,
 		.check = data_check, .wipe = data_wipe,
 	},
 	[E2SR_KIND_META] = {
@@ -292,6 +455,7 @@ const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 			     "freed metadata blocks", "blocks" } },
 		.phase = 1,
 		.planned = meta_planned, .done = meta_done,
+		.actions = meta_actions,
 		.check = meta_check, .wipe = meta_wipe,
 	},
 	[E2SR_KIND_NAMES] = {
@@ -299,6 +463,7 @@ const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 			     "removed directory names", "entries" } },
 		.phase = 3,
 		.planned = names_planned, .done = names_done,
+		.actions = names_actions,
 		.wipe = e2sr_names_wipe,
 	},
 	[E2SR_KIND_RECORDS] = {
@@ -306,6 +471,7 @@ const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 			     "deleted inode records", "records" } },
 		.phase = 3,
 		.planned = records_planned, .done = records_done,
+		.actions = records_actions,
 		.check = records_check, .wipe = records_wipe,
 	},
 	[E2SR_KIND_JOURNAL] = {
@@ -313,6 +479,7 @@ const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 			     "stale journal copies", "blocks" } },
 		.phase = 4,
 		.planned = journal_planned, .done = journal_done,
+		.actions = journal_actions,
 		.check = journal_check, .wipe = journal_wipe,
 	},
 	[E2SR_KIND_ALL_FREE] = {
@@ -321,6 +488,7 @@ const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 		.phase = 2,
 		.shown = all_free_shown,
 		.planned = all_free_planned, .done = all_free_done,
+		.actions = all_free_actions,
 		.wipe = all_free_wipe,
 	},
 	[E2SR_KIND_UNWRITTEN] = {
@@ -329,6 +497,7 @@ const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 		.phase = 2,
 		.shown = unwritten_shown,
 		.planned = unwritten_planned, .done = unwritten_done,
+		.actions = unwritten_actions,
 		.check = unwritten_check, .wipe = unwritten_wipe,
 	},
 	[E2SR_KIND_FREE_RECORDS] = {
@@ -339,6 +508,7 @@ const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
 		.phase = 3,
 		.shown = free_records_shown,
 		.planned = free_records_planned, .done = free_records_done,
+		.actions = free_records_actions,
 		.check = e2sr_free_inodes_check, .wipe = e2sr_free_inodes_wipe,
 		.verify = e2sr_free_inodes_verify,
 	},
@@ -363,4 +533,32 @@ void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,
 		else
 			e2sr_kinds[k].planned(ctx, n[k]);
 	}
+}
+
+/* The name of a rule (enum e2sr_why): the reports' and the JSON's. */
+const char *e2sr_why_key(int why)
+{
+	static const char *const keys[E2SR_WHY_COUNT] = {
+		[E2SR_WHY_FREED] = "freed",
+		[E2SR_WHY_ENTRY] = "entry",
+		[E2SR_WHY_ENTRY_JOURNAL] = "entry_named_in_journal",
+		[E2SR_WHY_NAME_BYTES] = "name_bytes",
+		[E2SR_WHY_DIR_SLACK] = "dir_slack",
+		[E2SR_WHY_RECORD] = "record",
+		[E2SR_WHY_FREE_ALL] = "all_free",
+		[E2SR_WHY_FREE_IF_LOST] = "all_free_if_lost",
+		[E2SR_WHY_UNWRITTEN] = "unwritten",
+		[E2SR_WHY_FREE_RECORD] = "free_record",
+		[E2SR_WHY_JOURNAL + E2SR_JWHY_RECORD] = "journal_record",
+		[E2SR_WHY_JOURNAL + E2SR_JWHY_MAP] = "journal_map",
+		[E2SR_WHY_JOURNAL + E2SR_JWHY_NAME] = "journal_name",
+		[E2SR_WHY_JOURNAL + E2SR_JWHY_FC] = "journal_fast_commit",
+		[E2SR_WHY_JOURNAL + E2SR_JWHY_DESC] = "journal_descriptor",
+		[E2SR_WHY_JOURNAL + E2SR_JWHY_ALL] = "journal_all",
+		[E2SR_WHY_JOURNAL + E2SR_JWHY_NAMEBYTES] = "journal_name_bytes",
+	};
+
+	if (why < 0 || why >= E2SR_WHY_COUNT || !keys[why])
+		return "unknown";
+	return keys[why];
 }

@@ -28,6 +28,8 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 		ext2fs_free_block_bitmap(plan->meta_blocks);
 	free(plan->inodes);
 	free(plan->name_dirs);
+	free(plan->names);
+	free(plan->free_records);
 	free(plan->journal);
 	free(plan->itable);
 	free(plan->unwritten);

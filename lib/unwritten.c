@@ -42,6 +42,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "e2secrmP.h"
 
@@ -519,9 +520,23 @@ errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx)
 	return 0;
 }
 
+/* A planned unwritten run, as an action of the plan. */
+void e2sr_unwritten_action(const struct e2sr_unwritten *u,
+			   struct e2sr_action *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->kind = E2SR_KIND_UNWRITTEN;
+	a->why = E2SR_WHY_UNWRITTEN;
+	a->owner = u->residue_of;
+	a->ino = u->ino;
+	a->blk = u->pblk;
+	a->count = u->len;
+}
+
 errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done)
 {
 	const struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_action a;
 	errcode_t err;
 	size_t i;
 
@@ -536,6 +551,8 @@ errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done)
 			err = e2sr_wipe_unwritten_range(ctx, u->pblk, u->len);
 		if (err)
 			return err;
+		e2sr_unwritten_action(u, &a);
+		e2sr_action_done(ctx, &a);
 		*done += u->len;
 		e2sr_progress(ctx, E2SR_STAGE_UNWRITTEN, *done,
 			      ctx->plan.unwritten_count);

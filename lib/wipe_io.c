@@ -278,12 +278,14 @@ static int next_target(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 /*
  * Wipe every run of blocks set in @map (or, with NULL, all free space),
  * stopping at a run boundary when the user cancels.  *done counts the
- * blocks written; progress is @base + *done of @total.
+ * blocks written; progress is @base + *done of @total.  Each run done is
+ * the action @run (its kind and why) at those blocks.
  */
 static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   enum e2sr_stage stage, blk64_t base,
-			   blk64_t total, blk64_t *done)
+			   const struct e2sr_action *run, enum e2sr_stage stage,
+			   blk64_t base, blk64_t total, blk64_t *done)
 {
+	struct e2sr_action a = *run;
 	ext2_filsys fs = ctx->fs;
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
 	blk64_t start = fs->super->s_first_data_block, end, n;
@@ -294,6 +296,8 @@ static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 	if (err)
 		return err;
 	while (next_target(ctx, map, &start, last, &end)) {
+		a.blk = start;
+		a.count = end - start;
 		while (start < end) {
 			if (e2sr_cancelled(ctx))
 				return E2SR_ERR_CANCELLED;
@@ -307,21 +311,22 @@ static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 			start += n;
 			e2sr_progress(ctx, stage, base + *done, total);
 		}
+		e2sr_action_done(ctx, &a);
 	}
 	return 0;
 }
 
 /* @total 0: the stage is this one map, counted here. */
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   enum e2sr_stage stage, blk64_t base, blk64_t total,
-			   blk64_t *done)
+			   const struct e2sr_action *run, enum e2sr_stage stage,
+			   blk64_t base, blk64_t total, blk64_t *done)
 {
 	ext2_filsys fs = ctx->fs;
 
 	if (e2sr_progress_on(ctx) && !total)
 		total = e2sr_bitmap_count(map, fs->super->s_first_data_block,
 					  ext2fs_blocks_count(fs->super) - 1);
-	return wipe_runs(ctx, map, stage, base, total, done);
+	return wipe_runs(ctx, map, run, stage, base, total, done);
 }
 
 /*
@@ -391,6 +396,29 @@ errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 	return 0;
 }
 
+/* A planned journal block (or part) as an action of the plan. */
+void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->kind = E2SR_KIND_JOURNAL;
+	a->why = E2SR_WHY_JOURNAL + jp->why;
+	a->owner = jp->ino;
+	a->blk = jp->jblock;
+	a->count = 1;
+	a->off = jp->off;
+	a->len = jp->len;
+	a->crc = jp->crc_before;
+}
+
+static void journal_done(const struct e2sr_ctx *ctx,
+			 const struct e2sr_jplan *jp)
+{
+	struct e2sr_action a;
+
+	e2sr_journal_action(jp, &a);
+	e2sr_action_done(ctx, &a);
+}
+
 /* One pass over the planned journal blocks: descriptors, or the rest. */
 static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 				   size_t *done)
@@ -429,7 +457,8 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
 			return err;
 		j->win_count = 0;	/* the window held what is gone */
 		*done += n;
-		i += n;
+		for (; n; n--, i++)
+			journal_done(ctx, &plan->journal[i]);
 		e2sr_progress(ctx, E2SR_STAGE_JOURNAL, *done,
 			      plan->journal_blocks);
 	}
@@ -448,7 +477,7 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
 	struct e2sr_journal *j = ctx->journal;
 	unsigned char *buf;
 	blk64_t phys;
-	size_t i = 0, end;
+	size_t i = 0, end, k;
 	errcode_t err = 0;
 
 	buf = malloc(j->blocksize);
@@ -477,9 +506,9 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
 			err = E2SR_ERR_CHANGED;
 			break;
 		}
-		for (; i < end; i++)
-			memset(buf + plan->journal[i].off, 0,
-			       plan->journal[i].len);
+		for (k = i; k < end; k++)
+			memset(buf + plan->journal[k].off, 0,
+			       plan->journal[k].len);
 		if (e2sr_crc32c_le(~0U, buf, j->blocksize) !=
 		    plan->journal[end - 1].crc_after) {
 			err = E2SR_ERR_CHANGED;
@@ -489,6 +518,8 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
 		err = io_channel_write_blk64(j->io, phys, 1, buf);
 		if (err)
 			break;
+		for (; i < end; i++)
+			journal_done(ctx, &plan->journal[i]);
 		j->win_count = 0;	/* the window held what is gone */
 		(*done)++;
 		e2sr_progress(ctx, E2SR_STAGE_JOURNAL, *done,
@@ -568,11 +599,12 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
  * map is gone, or a whole disk's free space for disposal.  The residues
  * of the plan come first; this pass only adds to them.
  */
-errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, blk64_t *done)
+errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, const struct e2sr_action *run,
+			 blk64_t *done)
 {
 	errcode_t err;
 
-	err = wipe_runs(ctx, NULL, E2SR_STAGE_FREE, 0,
+	err = wipe_runs(ctx, NULL, run, E2SR_STAGE_FREE, 0,
 			ctx->plan.free_count, done);
 	return err ? err : io_channel_flush(ctx->fs->io);
 }

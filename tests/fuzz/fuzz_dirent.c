@@ -106,6 +106,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	err = e2sr_names_wipe(ctx);
 	mem_io_forbid_writes(1);
 	check_writes(ctx, img);
+	/* The wipe writes the plan's names, each as planned, or stops. */
+	if (err == E2SR_ERR_CHANGED ||
+	    (!err && ctx->stats.names_wiped != ctx->plan.name_count)) {
+		fprintf(stderr, "fuzz_dirent: %zu of %zu planned names "
+			"wiped (%s)\n", ctx->stats.names_wiped,
+			ctx->plan.name_count, ctx->detail);
+		abort();
+	}
 	if (err)
 		goto out;
 	first = ctx->plan.name_count;

@@ -76,8 +76,10 @@ agree() {
 	shift 3
 	cp --sparse=always "$img" "$T/an.img"
 	cp --sparse=always "$img" "$T/ay.img"
-	run_e2secrm -n --no-state "$@" --json "$T/an.json" "$T/an.img"
-	run_e2secrm -y --no-state "$@" --json "$T/ay.json" "$T/ay.img"
+	run_e2secrm -n --no-state "$@" --json "$T/an.json" --json-plan \
+		"$T/an.img"
+	run_e2secrm -y --no-state "$@" --json "$T/ay.json" --json-plan \
+		"$T/ay.img"
 	n_found=$(jq -S -c .found "$T/an.json" 2>/dev/null)
 	y_found=$(jq -S -c .found "$T/ay.json" 2>/dev/null)
 	y_wiped=$(jq -S -c .wiped "$T/ay.json" 2>/dev/null)
@@ -89,6 +91,26 @@ agree() {
 	else
 		fail "json agree $name: -y wipes what -n found" \
 			"$kinds kinds; -n found $n_found; -y found $y_found, wiped $y_wiped"
+	fi
+	# Action by action: what -n plans is what -y plans and writes, in
+	# that order, and every kind found has its actions.
+	n_plan=$(jq -c .actions "$T/an.json" 2>/dev/null)
+	y_plan=$(jq -c .actions "$T/ay.json" 2>/dev/null)
+	y_done=$(jq -c .written "$T/ay.json" 2>/dev/null)
+	n_written=$(jq '.written | length' "$T/an.json" 2>/dev/null)
+	acts=$(jq '.actions | length' "$T/an.json" 2>/dev/null)
+	akinds=$(jq '[.actions[].kind] | unique | length' "$T/an.json" \
+		2>/dev/null)
+	if [ -n "$n_plan" ] && [ "$n_plan" != null ] &&
+	   [ "$n_plan" = "$y_plan" ] && [ "$n_plan" = "$y_done" ] &&
+	   [ "$n_written" = 0 ] && [ "${akinds:-0}" -ge "$least" ]; then
+		pass "json plan $name: -y writes the $acts actions -n plans ($akinds kinds), in order"
+	else
+		fail "json plan $name: -y writes the actions -n plans" \
+			"$acts actions of $akinds kinds; -n written $n_written"
+		printf '%s\n' "$n_plan" | jq -c '.[]' >"$T/n.act" 2>/dev/null
+		printf '%s\n' "$y_done" | jq -c '.[]' >"$T/y.act" 2>/dev/null
+		diff "$T/n.act" "$T/y.act" | head -20
 	fi
 }
 
@@ -119,6 +141,7 @@ if why=$(can_loop_mount); then
 	agree "kernel image" "$K" 4
 	agree "kernel image, --all-free --free-inodes" "$K" 5 \
 		--all-free --free-inodes
+	agree "kernel image, --sanitize" "$K" 5 --sanitize
 else
 	skip "json agree kernel image" "$why"
 fi

@@ -300,6 +300,7 @@ static void test_wipe_bitmap(void **state)
 {
 	struct testimg *t = *state;
 	unsigned char *before, *after;
+	struct e2sr_action run = { .kind = E2SR_KIND_DATA };
 	ext2fs_block_bitmap map;
 	struct e2sr_ctx *ctx;
 	size_t len, len2;
@@ -313,8 +314,9 @@ static void test_wipe_bitmap(void **state)
 	assert_int_equal(ext2fs_allocate_block_bitmap(ctx->fs, "test", &map),
 			 0);
 	ext2fs_mark_block_bitmap_range2(map, pblk, 8);
-	assert_int_equal(e2sr_wipe_bitmap(ctx, map, E2SR_STAGE_WIPE_BLOCKS,
-					  0, 0, &done), 0);
+	assert_int_equal(e2sr_wipe_bitmap(ctx, map, &run,
+					  E2SR_STAGE_WIPE_BLOCKS, 0, 0, &done),
+			 0);
 	assert_int_equal(done, 8);
 	ext2fs_free_block_bitmap(map);
 	assert_int_equal(e2sr_close(ctx), 0);
