@@ -72,7 +72,7 @@ static const char *kind_key(const struct e2sr_action *a)
 {
 	if (a->kind >= E2SR_KIND_COUNT)
 		return "unknown";
-	return e2sr_kinds[a->kind].count[0].key;
+	return e2sr_kinds[a->kind]->count[0].key;
 }
 
 /* One action, on one line, as -v shows it. */
@@ -130,7 +130,7 @@ void actions_print(const struct cmd_opts *o)
 	for (k = 0; k < E2SR_KIND_COUNT; k++)
 		if (more[k])
 			printf("  %s: %zu more (--json-plan lists every "
-			       "one)\n", e2sr_kinds[k].count[0].key, more[k]);
+			       "one)\n", e2sr_kinds[k]->count[0].key, more[k]);
 }
 
 static void json_list(FILE *f, const char *name,

@@ -353,9 +353,12 @@ static int left_over(const struct e2sr_ctx *ctx)
 /* Whether a cancelled run had written any residue away: exit bit 1. */
 static int wrote_any(const struct e2sr_stats *st)
 {
-	return st->data_wiped || st->meta_wiped || st->free_wiped ||
-	       st->inodes_scrubbed || st->names_wiped || st->journal_wiped ||
-	       st->unwritten_wiped || st->free_inodes_scrubbed;
+	int k;
+
+	for (k = 0; k < E2SR_KIND_COUNT; k++)
+		if (st->wiped[k][0])
+			return 1;
+	return 0;
 }
 
 static int run(struct cmd_opts *o)
@@ -427,8 +430,8 @@ static int run(struct cmd_opts *o)
 	report_inventory(ctx, o);
 	report_coverage(ctx, o);
 
-	if (e2sr_plan_empty(&ctx->plan) &&
-	    ctx->recovered != E2SR_RECOVERY_VIEW) {
+	if (e2sr_plan_empty(ctx) &&
+	    ctx->replay.how != E2SR_RECOVERY_VIEW) {
 		if (left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
 		report_plan(ctx, o);
@@ -436,11 +439,11 @@ static int run(struct cmd_opts *o)
 	}
 	report_plan(ctx, o);
 	if (o->dry_run) {
-		if (!e2sr_plan_empty(&ctx->plan) || left_over(ctx))
+		if (!e2sr_plan_empty(ctx) || left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
 		goto out;
 	}
-	if (!e2sr_plan_empty(&ctx->plan) && !confirm(o)) {
+	if (!e2sr_plan_empty(ctx) && !confirm(o)) {
 		printf("%s: nothing written.\n", o->device);
 		status |= E2SR_EXIT_LEFT | E2SR_EXIT_CANCELLED;
 		goto out;
@@ -453,13 +456,13 @@ static int run(struct cmd_opts *o)
 	err = e2sr_begin_write(ctx);
 	if (err) {
 		report_error(ctx, err,
-			     ctx->recovered == E2SR_RECOVERY_NONE ?
+			     ctx->replay.how == E2SR_RECOVERY_NONE ?
 			     "while reopening read-write" :
 			     "while recovering the journal", o->device);
 		goto fail;
 	}
 	report_replayed(ctx, o);
-	if (e2sr_plan_empty(&ctx->plan)) {
+	if (e2sr_plan_empty(ctx)) {
 		err = e2sr_close(ctx);
 		if (err) {
 			report_error(ctx, err, "while flushing", o->device);

@@ -159,10 +159,10 @@ void json_counts(FILE *f, const char *name, const struct run_counts *c)
 	fprintf(f, "\"%s\": {", name);
 	for (k = 0; k < E2SR_KIND_COUNT; k++)
 		for (i = 0; i < 2; i++) {
-			if (!e2sr_kinds[k].count[i].key)
+			if (!e2sr_kinds[k]->count[i].key)
 				continue;
 			fprintf(f, "%s\"%s\": %" PRIu64, sep,
-				e2sr_kinds[k].count[i].key, c->n[k][i]);
+				e2sr_kinds[k]->count[i].key, c->n[k][i]);
 			sep = ", ";
 		}
 	fprintf(f, "%s\"bytes\": %" PRIu64 "}", sep,
@@ -315,10 +315,10 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 			"\"copies_attributed\": %zu"
 			"},\n", j->external ? "true" : "false", j->jsb.maxlen,
 			j->blocksize, j->jsb.sequence,
-			recovered_name(ctx->recovered),
-			ctx->recovery.transactions, ctx->recovery.nblocks,
-			ctx->recovery.fc_commits,
-			ctx->have_history ? ctx->history.n : (size_t)0);
+			recovered_name(ctx->replay.how),
+			ctx->replay.recovery.transactions, ctx->replay.recovery.nblocks,
+			ctx->replay.recovery.fc_commits,
+			ctx->history.built ? ctx->history.n : (size_t)0);
 	} else {
 		fprintf(json_out, "  \"journal\": null,\n");
 	}

@@ -735,9 +735,9 @@ static void write_text(FILE *f, const struct facts *x)
 		"wiped");
 	for (k = 0; k < E2SR_KIND_COUNT; k++)
 		for (q = 0; q < 2; q++)
-			if (e2sr_kinds[k].count[q].record)
+			if (e2sr_kinds[k]->count[q].record)
 				fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64
-					"\n", e2sr_kinds[k].count[q].record,
+					"\n", e2sr_kinds[k]->count[q].record,
 					found.n[k][q], wiped.n[k][q]);
 	fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64 "\n", "bytes (blocks)",
 		count_bytes(&found, x->fs->blocksize),

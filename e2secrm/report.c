@@ -53,8 +53,8 @@ uint64_t count_bytes(const struct run_counts *c, unsigned int blocksize)
 
 	for (k = 0; k < E2SR_KIND_COUNT; k++)
 		for (i = 0; i < 2; i++)
-			if (e2sr_kinds[k].count[i].unit &&
-			    !strcmp(e2sr_kinds[k].count[i].unit, "blocks"))
+			if (e2sr_kinds[k]->count[i].unit &&
+			    !strcmp(e2sr_kinds[k]->count[i].unit, "blocks"))
 				n += c->n[k][i];
 	return n * blocksize;
 }
@@ -142,9 +142,9 @@ static void print_file(const struct e2sr_file *f)
 /* Journal recovery is a write the user did not ask for: always say so. */
 void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
-	const struct e2sr_jrecovery *rec = &ctx->recovery;
+	const struct e2sr_jrecovery *rec = &ctx->replay.recovery;
 
-	if (ctx->recovered == E2SR_RECOVERY_NONE)
+	if (ctx->replay.how == E2SR_RECOVERY_NONE)
 		return;
 	if (o->dry_run)
 		printf("%s: journal needs recovery; read as replayed "
@@ -176,10 +176,10 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 /* After e2sr_begin_write(): the replay is on the device now. */
 void report_replayed(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
-	if (ctx->recovered != E2SR_RECOVERY_REPLAYED)
+	if (ctx->replay.how != E2SR_RECOVERY_REPLAYED)
 		return;
 	printf("%s: journal recovered (%llu KiB written)\n", o->device,
-	       (unsigned long long)(ctx->replay_bytes >> 10));
+	       (unsigned long long)(ctx->replay.bytes >> 10));
 }
 
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)
@@ -302,7 +302,7 @@ static void print_counts(const struct e2sr_ctx *ctx,
 	for (k = 0; k < E2SR_KIND_COUNT; k++) {
 		if (!e2sr_kind_shown(ctx, k))
 			continue;
-		kc = e2sr_kinds[k].count;
+		kc = e2sr_kinds[k]->count;
 		printf("  %-24s %10" PRIu64 " %s", kc[0].label, c->n[k][0],
 		       kc[0].unit);
 		if (kc[1].key)
@@ -473,7 +473,7 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       o->device, plan->name_dirs_damaged,
 		       plan->name_dirs_damaged == 1 ? "y" : "ies");
 
-	if (e2sr_plan_empty(plan)) {
+	if (e2sr_plan_empty(ctx)) {
 		printf("%s: nothing to wipe\n", o->device);
 		return;
 	}

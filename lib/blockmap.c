@@ -63,6 +63,7 @@ struct map_walk {
 	blk64_t			steps;		/* callbacks seen (ind walk) */
 	int			skip_height;	/* inside a distrusted subtree */
 	ext2fs_block_bitmap	seen;		/* tree/ind blocks followed */
+	const struct e2sr_map_source *src;	/* a historic map's, or NULL */
 };
 
 static int block_in_fs(ext2_filsys fs, blk64_t blk, blk64_t len)
@@ -180,8 +181,8 @@ static int block_reused(struct map_walk *w, blk64_t blk)
 
 	if (w->file->state != E2SR_STATE_DELETED)
 		return 0;
-	if (w->ctx->map_lookup &&
-	    w->ctx->map_lookup(w->ctx->map_lookup_priv, blk, &copy))
+	if (w->src && w->src->lookup &&
+	    w->src->lookup(w->src->priv, blk, &copy))
 		return 0;
 	if (ext2fs_test_block_bitmap2(w->ctx->fs->block_map, blk)) {
 		w->file->map_status |= E2SR_MAP_REUSED;
@@ -448,8 +449,40 @@ static int i_block_zero(const struct ext2_inode *inode)
 	return 1;
 }
 
+static errcode_t file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
+			  struct ext2_inode_large *inode,
+			  const struct e2sr_map_source *src);
+
 errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 			struct ext2_inode_large *inode)
+{
+	return e2sr_file_map_from(ctx, file, inode, NULL);
+}
+
+/*
+ * The map of @file's record @inode, its blocks read through @src (a
+ * historic record's: the journal's view of the filesystem, and which
+ * blocks are the journal's copies), or the device when NULL.  libext2fs
+ * reads through fs->io, so @src->io stands in for it during the walk.
+ */
+errcode_t e2sr_file_map_from(struct e2sr_ctx *ctx, struct e2sr_file *file,
+			     struct ext2_inode_large *inode,
+			     const struct e2sr_map_source *src)
+{
+	ext2_filsys fs = ctx->fs;
+	io_channel saved_io = fs->io;
+	errcode_t err;
+
+	if (src && src->io)
+		fs->io = src->io;
+	err = file_map(ctx, file, inode, src);
+	fs->io = saved_io;
+	return err;
+}
+
+static errcode_t file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
+			  struct ext2_inode_large *inode,
+			  const struct e2sr_map_source *src)
 {
 	ext2_filsys fs = ctx->fs;
 	struct ext2_inode *ino = (struct ext2_inode *)inode;
@@ -461,6 +494,7 @@ errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.file = file;
+	w.src = src;
 
 	/*
 	 * The record says how many blocks it owns; a hostile map cannot

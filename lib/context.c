@@ -44,12 +44,12 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	if (ctx->ro_fs)
 		ext2fs_free(ctx->ro_fs);
 	/* After the handles that read through it. */
-	e2sr_overlay_free(ctx->overlay);
+	e2sr_overlay_free(ctx->replay.overlay);
 	/* After the filesystem: a dry run's view reads through these. */
 	e2sr_history_free(&ctx->history);
 	e2sr_journal_close(ctx->journal);
-	e2sr_journal_close(ctx->ro_journal);
-	e2sr_journal_recovery_free(&ctx->recovery);
+	e2sr_journal_close(ctx->replay.ro_journal);
+	e2sr_journal_recovery_free(&ctx->replay.recovery);
 	if (ctx->writer.sec_fd > 0)
 		close(ctx->writer.sec_fd);
 	free(ctx->writer.wbuf);

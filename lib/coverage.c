@@ -201,7 +201,7 @@ static __u32 seq_bound(const struct e2sr_ctx *ctx)
 
 	if (!jsb->start)
 		return jsb->sequence;
-	return ctx->recovery.end_seq;
+	return ctx->replay.recovery.end_seq;
 }
 
 /*
@@ -404,7 +404,7 @@ errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx)
 			cov->how = E2SR_COVER_GAP;
 		return 0;
 	}
-	if (!ctx->have_history || !w->has_journal)
+	if (!ctx->history.built || !w->has_journal)
 		return 0;
 	memset(&cv, 0, sizeof(cv));
 	cv.jsb = &w->jsb;

@@ -341,7 +341,10 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	}
 	if (!w->write || w->found == before)
 		return 0;
-	w->err = ext2fs_write_dir_block4(fs, *blocknr, w->block, 0, w->dir);
+	w->err = e2sr_wipe_check_dir_block(w->ctx, w->dir, *blocknr);
+	if (!w->err)
+		w->err = ext2fs_write_dir_block4(fs, *blocknr, w->block, 0,
+						 w->dir);
 	return w->err ? BLOCK_ABORT : 0;
 }
 
@@ -369,6 +372,12 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	errcode_t err;
 	int flags;
 
+	/* The guard of every rewrite of its blocks, just before them. */
+	if (w->write) {
+		err = e2sr_wipe_check_dir(w->ctx, dir, 1);
+		if (err)
+			return err;
+	}
 	err = ext2fs_read_inode(fs, dir, &inode);
 	if (err)
 		return err;
@@ -477,9 +486,6 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 	errcode_t err;
 	size_t i;
 
-	if (!(ctx->fs->flags & EXT2_FLAG_RW) ||
-	    (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.plan = plan;
@@ -501,7 +507,7 @@ errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
 		e2sr_progress(ctx, E2SR_STAGE_NAMES, i + 1,
 			      plan->name_dir_count);
 	}
-	ctx->stats.names_wiped = w.found;
+	ctx->stats.wiped[E2SR_KIND_NAMES][0] = w.found;
 	name_walk_free(&w);
 	/* A planned name the walk did not meet as planned: not wiped. */
 	if (!err && w.next != plan->name_count) {

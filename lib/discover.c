@@ -728,23 +728,15 @@ static int nearest_copy(void *priv, blk64_t blk, struct e2sr_jreplay *copy)
 static errcode_t map_through_history(struct discover *d,
 				     struct e2sr_file *tmp, __u32 seq)
 {
-	struct e2sr_ctx *ctx = d->ctx;
-	ext2_filsys fs = ctx->fs;
-	io_channel saved;
-	errcode_t err;
+	struct e2sr_map_source src;
 
 	if (!d->hio)
-		return e2sr_file_map(ctx, tmp, d->inode);
+		return e2sr_file_map(d->ctx, tmp, d->inode);
 	d->near.seq = seq;
-	saved = fs->io;
-	fs->io = d->hio;
-	ctx->map_lookup = nearest_copy;
-	ctx->map_lookup_priv = &d->near;
-	err = e2sr_file_map(ctx, tmp, d->inode);
-	ctx->map_lookup = NULL;
-	ctx->map_lookup_priv = NULL;
-	fs->io = saved;
-	return err;
+	src.io = d->hio;
+	src.lookup = nearest_copy;
+	src.priv = &d->near;
+	return e2sr_file_map_from(d->ctx, tmp, d->inode, &src);
 }
 
 /*
@@ -1460,11 +1452,10 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	d.ea_inode = ext2fs_has_feature_ea_inode(fs->super);
 	if (!ctx->journal && !d.ea_inode)
 		return e2sr_coverage_scan(ctx);
-	if (ctx->journal && !ctx->have_history) {
+	if (ctx->journal && !ctx->history.built) {
 		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
 		if (err)
 			return err;
-		ctx->have_history = 1;
 	}
 	/* How far back the history reaches: what "empty" can rest on. */
 	err = e2sr_coverage_scan(ctx);

@@ -109,6 +109,23 @@ struct e2sr_file {
 	ext2_ino_t		ea_owner;	/* an EA inode: whose value */
 };
 
+/*
+ * kinds.c: the residue kinds, in the order the reports list them.  Each
+ * counts one thing, or two (free inode records, and the inode table
+ * blocks they take).
+ */
+enum e2sr_kind_id {
+	E2SR_KIND_DATA,
+	E2SR_KIND_META,
+	E2SR_KIND_NAMES,
+	E2SR_KIND_RECORDS,
+	E2SR_KIND_JOURNAL,
+	E2SR_KIND_ALL_FREE,
+	E2SR_KIND_UNWRITTEN,
+	E2SR_KIND_FREE_RECORDS,
+	E2SR_KIND_COUNT
+};
+
 /* Why a journal block is in the plan. */
 enum e2sr_jwhy {
 	E2SR_JWHY_RECORD = 0,	/* a version of a secure-delete record */
@@ -264,13 +281,8 @@ struct e2sr_plan {
 	struct e2sr_unwritten	*unwritten;	/* unwritten extents of */
 	size_t			unwritten_runs;	/* live files to zero, */
 	size_t			unwritten_alloc; /* by file */
-	struct e2sr_itable_run	*itable;	/* --free-inodes: blocks */
-	size_t			itable_runs;	/* with residue, sorted */
-	size_t			itable_alloc;
-	blk64_t			itable_blocks;
-	size_t			free_inodes;	/* free records with residue */
-	ext2_ino_t		*free_records;	/* which, sorted */
-	size_t			free_record_alloc;
+	/* What a kind that keeps its plan to itself holds (its .plan). */
+	void			*kind_data[E2SR_KIND_COUNT];
 };
 
 /* A run of a live directory's blocks, read once for the names in it. */
@@ -361,15 +373,8 @@ struct e2sr_written {
 };
 
 struct e2sr_stats {
-	blk64_t		data_wiped;
-	blk64_t		meta_wiped;
-	blk64_t		free_wiped;
-	size_t		inodes_scrubbed;
-	size_t		names_wiped;
-	size_t		journal_wiped;
-	blk64_t		unwritten_wiped; /* live files' unwritten blocks */
-	size_t		free_inodes_scrubbed; /* --free-inodes records */
-	blk64_t		itable_written;	/* inode table blocks for them */
+	/* What was wiped, kind by kind, as e2sr_kinds[k].count names. */
+	blk64_t		wiped[E2SR_KIND_COUNT][2];
 	blk64_t		zero_skipped;	/* --skip-zero: already zeros */
 	unsigned long	write_calls;
 	blk64_t		discarded;	/* blocks discarded, zeros after */
@@ -405,6 +410,18 @@ typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
 struct e2sr_action;
 /* An action of the plan, written: in the order execute writes them. */
 typedef void (*e2sr_action_fn)(void *data, const struct e2sr_action *a);
+
+/*
+ * What recovering the journal did, or would do (open.c's): the full
+ * commits' replay, the fast commits' on top of it, and how it was done.
+ */
+struct e2sr_replay {
+	struct e2sr_jrecovery	recovery;
+	struct e2sr_overlay	*overlay;	/* fast commits, replayed */
+	struct e2sr_journal	*ro_journal;	/* the view reads through it */
+	enum e2sr_recovered	how;
+	__u64			bytes;		/* written by the replay */
+};
 
 /*
  * What the command asks of a run, set in one place before e2sr_open and
@@ -482,21 +499,13 @@ struct e2sr_ctx {
 
 	struct e2sr_writer	writer;		/* wipe_io.c's and verify.c's */
 
-	/* The journal, and what recovering it did or would do. */
+	/* The journal: its log, what recovering it does, its index. */
 	struct e2sr_journal	*journal;
-	struct e2sr_journal	*ro_journal;	/* the view reads through it */
-	struct e2sr_jrecovery	recovery;
-	struct e2sr_overlay	*overlay;	/* fast commits, replayed */
-	enum e2sr_recovered	recovered;
-	__u64			replay_bytes;	/* written by the replay */
+	struct e2sr_replay	replay;
 	struct e2sr_history	history;	/* every journal copy */
-	int			have_history;
 	struct e2sr_name_cache	names;		/* plan_journal.c's */
 	/* How far back the journal's history reaches (coverage.c). */
 	struct e2sr_coverage	coverage;
-	/* While a historic map is read: which blocks come from the journal. */
-	e2sr_view_lookup_fn	map_lookup;
-	void			*map_lookup_priv;
 };
 
 /* context.c */
@@ -515,7 +524,7 @@ errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx);
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
 void e2sr_plan_free(struct e2sr_plan *plan);
 __u32 e2sr_coverage_pending(const struct e2sr_ctx *ctx);
-int e2sr_plan_empty(const struct e2sr_plan *plan);
+int e2sr_plan_empty(const struct e2sr_ctx *ctx);
 
 /* coverage.c */
 void e2sr_coverage_next(const struct e2sr_ctx *ctx,
@@ -529,23 +538,6 @@ errcode_t e2sr_execute_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_execute(struct e2sr_ctx *ctx);
 void e2sr_plan_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 		       void *data);
-
-/*
- * kinds.c: the residue kinds, in the order the reports list them.  Each
- * counts one thing, or two (free inode records, and the inode table
- * blocks they take).
- */
-enum e2sr_kind_id {
-	E2SR_KIND_DATA,
-	E2SR_KIND_META,
-	E2SR_KIND_NAMES,
-	E2SR_KIND_RECORDS,
-	E2SR_KIND_JOURNAL,
-	E2SR_KIND_ALL_FREE,
-	E2SR_KIND_UNWRITTEN,
-	E2SR_KIND_FREE_RECORDS,
-	E2SR_KIND_COUNT
-};
 
 /* execute.c runs the phases 1 to E2SR_PHASES in turn. */
 #define E2SR_PHASES	4
@@ -563,8 +555,14 @@ struct e2sr_kind {
 	int		phase;		/* of execute, 1 to E2SR_PHASES */
 	/* Listed by the report only when it says so; NULL: always. */
 	int		(*shown)(const struct e2sr_ctx *ctx);
+	/*
+	 * A kind that plans on its own: its step, run after the blocks,
+	 * records, unwritten extents and journal copies are planned, in
+	 * table order; its data in plan.kind_data[k], freed by plan_free.
+	 */
+	errcode_t	(*plan)(struct e2sr_ctx *ctx);
+	void		(*plan_free)(void *data);
 	void		(*planned)(const struct e2sr_ctx *ctx, uint64_t n[2]);
-	void		(*done)(const struct e2sr_ctx *ctx, uint64_t n[2]);
 	/* What the plan holds of it, action by action, in write order. */
 	void		(*actions)(const struct e2sr_ctx *ctx,
 				   e2sr_action_fn fn, void *data);
@@ -575,7 +573,7 @@ struct e2sr_kind {
 	errcode_t	(*verify)(struct e2sr_ctx *ctx);
 };
 
-extern const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT];
+extern const struct e2sr_kind *const e2sr_kinds[E2SR_KIND_COUNT];
 int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k);
 const char *e2sr_why_key(int why);
 void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,

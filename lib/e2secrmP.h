@@ -47,6 +47,8 @@ void e2sr_livemap_free(struct e2sr_livemap *lm);
 int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 int e2sr_live_inode(const struct e2sr_ctx *ctx, ext2_ino_t ino);
+int e2sr_live_dir_block(const struct e2sr_ctx *ctx, ext2_ino_t dir,
+			blk64_t blk);
 int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,
 		  blk64_t *end);
 blk64_t e2sr_free_count(const struct e2sr_ctx *ctx);
@@ -59,12 +61,8 @@ errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);
 void e2sr_unwritten_action(const struct e2sr_unwritten *u,
 			   struct e2sr_action *a);
 
-/* free_inodes.c */
-errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx);
-errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx);
-errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx);
-errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx);
-void e2sr_free_record_action(ext2_ino_t ino, struct e2sr_action *a);
+/* free_inodes.c: the kind E2SR_KIND_FREE_RECORDS, whole */
+extern const struct e2sr_kind e2sr_kind_free_records;
 
 /* coverage.c */
 errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
@@ -74,8 +72,20 @@ int e2sr_coverage_readable(const struct e2sr_coverage *c, __u32 tid);
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);
 
 /* blockmap.c */
+/*
+ * Where a historic map's blocks are read: the history's view of the
+ * filesystem, and which blocks of it are journal copies (discover.c).
+ */
+struct e2sr_map_source {
+	io_channel		io;
+	e2sr_view_lookup_fn	lookup;
+	void			*priv;
+};
 errcode_t e2sr_file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 			struct ext2_inode_large *inode);
+errcode_t e2sr_file_map_from(struct e2sr_ctx *ctx, struct e2sr_file *file,
+			     struct ext2_inode_large *inode,
+			     const struct e2sr_map_source *src);
 void e2sr_file_free(struct e2sr_file *file);
 
 /* plan_journal.c */
@@ -113,13 +123,22 @@ errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count);
 errcode_t e2sr_wipe_journal_place(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
+errcode_t e2sr_wipe_check_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
+				 int write);
+errcode_t e2sr_wipe_check_dir(struct e2sr_ctx *ctx, ext2_ino_t dir,
+			      int write);
+errcode_t e2sr_wipe_check_dir_block(struct e2sr_ctx *ctx, ext2_ino_t dir,
+				    blk64_t blk);
+errcode_t e2sr_group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk);
+errcode_t e2sr_wipe_check_itable(struct e2sr_ctx *ctx, dgrp_t group,
+				 blk64_t blk, blk64_t n, int write);
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 			   const struct e2sr_action *run, enum e2sr_stage stage,
 			   blk64_t base, blk64_t total, blk64_t *done);
 errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
-errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done);
+errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, blk64_t *done);
 errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, const struct e2sr_action *run,
 			 blk64_t *done);
 void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a);

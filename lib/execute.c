@@ -50,10 +50,10 @@ errcode_t e2sr_execute_check(struct e2sr_ctx *ctx)
 
 	for (phase = 1; phase <= E2SR_PHASES; phase++)
 		for (k = 0; k < E2SR_KIND_COUNT; k++) {
-			if (e2sr_kinds[k].phase != phase ||
-			    !e2sr_kinds[k].check)
+			if (e2sr_kinds[k]->phase != phase ||
+			    !e2sr_kinds[k]->check)
 				continue;
-			err = e2sr_kinds[k].check(ctx);
+			err = e2sr_kinds[k]->check(ctx);
 			if (err)
 				return err;
 		}
@@ -72,8 +72,8 @@ void e2sr_plan_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 
 	for (phase = 1; phase <= E2SR_PHASES; phase++)
 		for (k = 0; k < E2SR_KIND_COUNT; k++)
-			if (e2sr_kinds[k].phase == phase)
-				e2sr_kinds[k].actions(ctx, fn, data);
+			if (e2sr_kinds[k]->phase == phase)
+				e2sr_kinds[k]->actions(ctx, fn, data);
 }
 
 errcode_t e2sr_execute(struct e2sr_ctx *ctx)
@@ -91,16 +91,16 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 		return E2SR_ERR_READ_ONLY;
 	for (phase = 1; !err && phase <= E2SR_PHASES; phase++) {
 		for (k = 0; !err && k < E2SR_KIND_COUNT; k++)
-			if (e2sr_kinds[k].phase == phase)
-				err = e2sr_kinds[k].wipe(ctx);
+			if (e2sr_kinds[k]->phase == phase)
+				err = e2sr_kinds[k]->wipe(ctx);
 		phase_done(phase_time[phase], &t);
 	}
 	if (!err && ctx->opts.verify) {
 		/* Blocks read back, then what the kinds rewrote in place. */
 		err = e2sr_verify(ctx);
 		for (k = 0; !err && k < E2SR_KIND_COUNT; k++)
-			if (e2sr_kinds[k].verify)
-				err = e2sr_kinds[k].verify(ctx);
+			if (e2sr_kinds[k]->verify)
+				err = e2sr_kinds[k]->verify(ctx);
 		if (!err && st->verify_bad)
 			err = E2SR_ERR_VERIFY;
 		phase_done(&st->time_verify, &t);

@@ -95,25 +95,60 @@ static int record_free(const struct e2sr_ctx *ctx, ext2_ino_t ino)
 	       !e2sr_live_inode(ctx, ino);
 }
 
+/*
+ * What the plan holds of this kind, kept here (ctx->plan.kind_data):
+ * the free records with residue, sorted, and the runs of table blocks
+ * that hold them.
+ */
+struct free_plan {
+	struct e2sr_itable_run	*itable;
+	size_t			itable_runs;
+	size_t			itable_alloc;
+	blk64_t			itable_blocks;
+	ext2_ino_t		*records;
+	size_t			count;
+	size_t			alloc;
+};
+
+/* This kind's plan; one of nothing when --free-inodes is not asked. */
+static const struct free_plan *free_plan(const struct e2sr_ctx *ctx)
+{
+	static const struct free_plan none;
+	const struct free_plan *fp;
+
+	fp = ctx->plan.kind_data[E2SR_KIND_FREE_RECORDS];
+	return fp ? fp : &none;
+}
+
+static void free_plan_free(void *data)
+{
+	struct free_plan *fp = data;
+
+	if (!fp)
+		return;
+	free(fp->itable);
+	free(fp->records);
+	free(fp);
+}
+
 enum scrub_mode {
 	SCRUB_PLAN,	/* note each record, skipping the +s ones */
 	SCRUB_WRITE,	/* scrub the planned records, each one done */
 	SCRUB_VERIFY,	/* scrub any, to see whether any is left */
 };
 
-static errcode_t note_record(struct e2sr_plan *plan, ext2_ino_t ino)
+static errcode_t note_record(struct free_plan *fp, ext2_ino_t ino)
 {
-	if (plan->free_inodes == plan->free_record_alloc &&
-	    e2sr_array_room(&plan->free_records, &plan->free_record_alloc,
-			    plan->free_inodes + 1,
-			    sizeof(*plan->free_records)))
+	if (fp->count == fp->alloc &&
+	    e2sr_array_room(&fp->records, &fp->alloc, fp->count + 1,
+			    sizeof(*fp->records)))
 		return EXT2_ET_NO_MEMORY;
-	plan->free_records[plan->free_inodes++] = ino;
+	fp->records[fp->count++] = ino;
 	return 0;
 }
 
 /* A free record of the plan, as an action. */
-void e2sr_free_record_action(ext2_ino_t ino, struct e2sr_action *a)
+static void free_record_action(ext2_ino_t ino, struct e2sr_action *a)
 {
 	memset(a, 0, sizeof(*a));
 	a->kind = E2SR_KIND_FREE_RECORDS;
@@ -136,6 +171,8 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 {
 	ext2_filsys fs = ctx->fs;
 	struct e2sr_plan *plan = &ctx->plan;
+	struct free_plan *fp = plan->kind_data[E2SR_KIND_FREE_RECORDS];
+	const struct free_plan *planned = free_plan(ctx);
 	size_t isize = EXT2_INODE_SIZE(fs->super);
 	__u32 per_block = fs->blocksize / isize;
 	__u32 ipg = fs->super->s_inodes_per_group;
@@ -164,11 +201,12 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 				    sizeof(ino), cmp_ino))
 				continue;
 			if (mode == SCRUB_WRITE &&
-			    !bsearch(&ino, plan->free_records,
-				     plan->free_inodes, sizeof(ino), cmp_ino))
+			    (!planned->count ||
+			     !bsearch(&ino, planned->records, planned->count,
+				      sizeof(ino), cmp_ino)))
 				continue;
 			if (mode == SCRUB_PLAN) {
-				err = note_record(plan, ino);
+				err = note_record(fp, ino);
 				if (err)
 					return err;
 			}
@@ -190,7 +228,7 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 			changed[b] = 1;
 			(*count)++;
 			if (mode == SCRUB_WRITE) {
-				e2sr_free_record_action(ino, &a);
+				free_record_action(ino, &a);
 				e2sr_action_done(ctx, &a);
 			}
 		}
@@ -198,39 +236,28 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 	return 0;
 }
 
-static errcode_t add_run(struct e2sr_plan *plan, dgrp_t group, blk64_t blk)
+static errcode_t add_run(struct free_plan *fp, dgrp_t group, blk64_t blk)
 {
 	struct e2sr_itable_run *r;
 
-	if (plan->itable_runs) {
-		r = &plan->itable[plan->itable_runs - 1];
+	if (fp->itable_runs) {
+		r = &fp->itable[fp->itable_runs - 1];
 		if (r->group == group && r->blk + r->count == blk &&
 		    r->count < ITABLE_CHUNK) {
 			r->count++;
-			plan->itable_blocks++;
+			fp->itable_blocks++;
 			return 0;
 		}
 	}
-	if (plan->itable_runs == plan->itable_alloc &&
-	    e2sr_array_room(&plan->itable, &plan->itable_alloc,
-			    plan->itable_runs + 1, sizeof(*plan->itable)))
+	if (fp->itable_runs == fp->itable_alloc &&
+	    e2sr_array_room(&fp->itable, &fp->itable_alloc,
+			    fp->itable_runs + 1, sizeof(*fp->itable)))
 		return EXT2_ET_NO_MEMORY;
-	r = &plan->itable[plan->itable_runs++];
+	r = &fp->itable[fp->itable_runs++];
 	r->group = group;
 	r->blk = blk;
 	r->count = 1;
-	plan->itable_blocks++;
-	return 0;
-}
-
-/* The table of @group, or an error if it is not where it can be. */
-static errcode_t group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk)
-{
-	*blk = ext2fs_inode_table_loc(fs, group);
-	if (*blk < fs->super->s_first_data_block ||
-	    *blk >= ext2fs_blocks_count(fs->super) ||
-	    fs->inode_blocks_per_group > ext2fs_blocks_count(fs->super) - *blk)
-		return EXT2_ET_GDESC_BAD_INODE_TABLE;
+	fp->itable_blocks++;
 	return 0;
 }
 
@@ -243,12 +270,12 @@ static errcode_t plan_group(struct e2sr_ctx *ctx, dgrp_t group,
 			    unsigned char *buf, unsigned char *changed)
 {
 	ext2_filsys fs = ctx->fs;
-	struct e2sr_plan *plan = &ctx->plan;
+	struct free_plan *fp = ctx->plan.kind_data[E2SR_KIND_FREE_RECORDS];
 	blk64_t table, off, n, b;
 	errcode_t err;
 	size_t found;
 
-	err = group_table(fs, group, &table);
+	err = e2sr_group_table(fs, group, &table);
 	if (err)
 		return err;
 	for (off = 0; off < fs->inode_blocks_per_group; off += n) {
@@ -267,7 +294,7 @@ static errcode_t plan_group(struct e2sr_ctx *ctx, dgrp_t group,
 		for (b = 0; b < n; b++) {
 			if (!changed[b])
 				continue;
-			err = add_run(plan, group, table + off + b);
+			err = add_run(fp, group, table + off + b);
 			if (err)
 				return err;
 		}
@@ -287,7 +314,7 @@ static errcode_t chunk_buffers(ext2_filsys fs, unsigned char **buf,
 	return EXT2_ET_NO_MEMORY;
 }
 
-errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
+static errcode_t free_records_plan(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
 	struct e2sr_plan *plan = &ctx->plan;
@@ -297,6 +324,11 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
 
 	if (!(ctx->opts.sanitize & E2SR_FREE_INODES))
 		return 0;
+	free_plan_free(plan->kind_data[E2SR_KIND_FREE_RECORDS]);
+	plan->kind_data[E2SR_KIND_FREE_RECORDS] =
+		calloc(1, sizeof(struct free_plan));
+	if (!plan->kind_data[E2SR_KIND_FREE_RECORDS])
+		return EXT2_ET_NO_MEMORY;
 	/* No records to scrub: plan->inodes is NULL, which qsort may not take. */
 	if (plan->inode_count)
 		qsort(plan->inodes, plan->inode_count, sizeof(*plan->inodes),
@@ -320,44 +352,17 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
 	return err;
 }
 
-/* Where inode table blocks may be written wholesale: inside a table. */
-static errcode_t itable_place(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
-			      blk64_t n)
+/* Before the first write: every planned run is one the guard takes. */
+static errcode_t free_records_check(struct e2sr_ctx *ctx)
 {
-	ext2_filsys fs = ctx->fs;
-	blk64_t table;
-
-	if (group >= fs->group_desc_count || group_table(fs, group, &table) ||
-	    blk < table || n > fs->inode_blocks_per_group ||
-	    blk - table > fs->inode_blocks_per_group - n)
-		return E2SR_ERR_WRITE_ITABLE;
-	if (ctx->journal_blocks &&
-	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, n))
-		return E2SR_ERR_WRITE_JOURNAL;
-	return 0;
-}
-
-/* The one place inode table blocks are written wholesale. */
-static errcode_t itable_check(struct e2sr_ctx *ctx, dgrp_t group, blk64_t blk,
-			      blk64_t n)
-{
-	ext2_filsys fs = ctx->fs;
-
-	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
-	return itable_place(ctx, group, blk, n);
-}
-
-/* Before the first write: every planned run is one itable_check passes. */
-errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx)
-{
-	const struct e2sr_plan *plan = &ctx->plan;
+	const struct free_plan *fp = free_plan(ctx);
 	errcode_t err;
 	size_t i;
 
-	for (i = 0; i < plan->itable_runs; i++) {
-		err = itable_place(ctx, plan->itable[i].group,
-				   plan->itable[i].blk, plan->itable[i].count);
+	for (i = 0; i < fp->itable_runs; i++) {
+		err = e2sr_wipe_check_itable(ctx, fp->itable[i].group,
+					     fp->itable[i].blk,
+					     fp->itable[i].count, 0);
 		if (err)
 			return err;
 	}
@@ -372,32 +377,33 @@ errcode_t e2sr_free_inodes_check(struct e2sr_ctx *ctx)
 static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 {
 	ext2_filsys fs = ctx->fs;
-	struct e2sr_plan *plan = &ctx->plan;
+	const struct free_plan *fp = free_plan(ctx);
 	unsigned char *buf, *changed;
 	blk64_t table, b, e;
 	errcode_t err;
 	size_t i, n;
 
-	if (!plan->itable_runs)
+	if (!fp->itable_runs)
 		return 0;
 	err = chunk_buffers(fs, &buf, &changed);
 	if (err)
 		return err;
-	for (i = 0; !err && i < plan->itable_runs; i++) {
-		const struct e2sr_itable_run *r = &plan->itable[i];
+	for (i = 0; !err && i < fp->itable_runs; i++) {
+		const struct e2sr_itable_run *r = &fp->itable[i];
 
 		if (e2sr_cancelled(ctx) && write) {
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
-		err = write ? itable_check(ctx, r->group, r->blk, r->count) :
-		      group_table(fs, r->group, &table);
+		err = write ? e2sr_wipe_check_itable(ctx, r->group, r->blk,
+						     r->count, 1) :
+		      e2sr_group_table(fs, r->group, &table);
 		if (!err)
 			err = io_channel_read_blk64(fs->io, r->blk, r->count,
 						    buf);
 		if (err)
 			break;
-		group_table(fs, r->group, &table);
+		e2sr_group_table(fs, r->group, &table);
 		err = scrub_blocks(ctx, r->group, r->blk - table, r->count,
 				   buf, changed,
 				   write ? SCRUB_WRITE : SCRUB_VERIFY, &n);
@@ -418,16 +424,16 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 				e++;
 			err = io_channel_write_blk64(fs->io, r->blk + b, e - b,
 						     buf + b * fs->blocksize);
-			ctx->stats.itable_written += e - b;
+			ctx->stats.wiped[E2SR_KIND_FREE_RECORDS][1] += e - b;
 			ctx->stats.write_calls++;
 		}
 		if (!write) {
 			ctx->stats.verified += r->count;
 			continue;
 		}
-		ctx->stats.free_inodes_scrubbed += n;
+		ctx->stats.wiped[E2SR_KIND_FREE_RECORDS][0] += n;
 		e2sr_progress(ctx, E2SR_STAGE_FREE_INODES, i + 1,
-			      plan->itable_runs);
+			      fp->itable_runs);
 	}
 	free(buf);
 	free(changed);
@@ -438,13 +444,57 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 	return err ? err : io_channel_flush(fs->io);
 }
 
-errcode_t e2sr_free_inodes_wipe(struct e2sr_ctx *ctx)
+static errcode_t free_records_wipe(struct e2sr_ctx *ctx)
 {
 	return rescan(ctx, 1);
 }
 
 /* --verify: the rewritten blocks hold no free record with residue. */
-errcode_t e2sr_free_inodes_verify(struct e2sr_ctx *ctx)
+static errcode_t free_records_verify(struct e2sr_ctx *ctx)
 {
 	return rescan(ctx, 0);
 }
+
+static int free_records_shown(const struct e2sr_ctx *ctx)
+{
+	return !!(ctx->opts.sanitize & E2SR_FREE_INODES);
+}
+
+static void free_records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
+{
+	n[0] = free_plan(ctx)->count;
+	n[1] = free_plan(ctx)->itable_blocks;
+}
+
+static void free_records_actions(const struct e2sr_ctx *ctx,
+				 e2sr_action_fn fn, void *data)
+{
+	const struct free_plan *fp = free_plan(ctx);
+	struct e2sr_action a;
+	size_t i;
+
+	for (i = 0; i < fp->count; i++) {
+		free_record_action(fp->records[i], &a);
+		fn(data, &a);
+	}
+}
+
+/*
+ * The kind, whole: its row of the table of kinds (kinds.c) points here.
+ * Planned after the secure-delete records, which it leaves to them.
+ */
+const struct e2sr_kind e2sr_kind_free_records = {
+	.count = { { "free_inode_records", "free inode records",
+		     "free inode records", "records" },
+		   { "inode_table_blocks", NULL,
+		     "inode table blocks", "blocks" } },
+	.phase = 3,
+	.shown = free_records_shown,
+	.plan = free_records_plan,
+	.plan_free = free_plan_free,
+	.planned = free_records_planned,
+	.actions = free_records_actions,
+	.check = free_records_check,
+	.wipe = free_records_wipe,
+	.verify = free_records_verify,
+};

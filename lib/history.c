@@ -619,6 +619,7 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 						       h->v[i].fs_block))
 				h->v[i].kind = E2SR_JK_FREE;
 	}
+	h->built = 1;
 	return 0;
 }
 

@@ -87,6 +87,7 @@ struct e2sr_history {
 	 */
 	__u8			*dirlike;
 	int			owners;	/* inode owners were resolved */
+	int			built;	/* e2sr_history_build() succeeded */
 };
 
 /* Flags for e2sr_history_build() */

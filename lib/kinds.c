@@ -2,13 +2,20 @@
  * kinds.c --- the residue kinds a run wipes, as one table.
  *
  * Owns, for each kind: its names (the report's line, the record's row,
- * the JSON key), what the plan holds of it and what was wiped, when the
- * report lists it, the phase of execute it belongs to, and its check,
- * wipe and read-back steps.  execute.c walks the table phase by phase
- * (as e2fsck walks its pass table); the command prints from it.  How a
- * kind is found and planned is its own file's (dirent.c, free_inodes.c,
- * unwritten.c, plan_journal.c, plan.c); how a block is written is
+ * the JSON key), what the plan holds of it, its actions in write order,
+ * when the report lists it, the phase of execute it belongs to, and its
+ * check, wipe and read-back steps; what was wiped is counted by kind in
+ * ctx->stats.wiped.  execute.c walks the table phase by phase (as e2fsck
+ * walks its pass table); plan.c runs the .plan of the kinds that plan on
+ * their own; the command prints from it.  How a kind is found and
+ * planned is its own file's (dirent.c, unwritten.c, plan_journal.c,
+ * plan.c); how a block is written, and the guard of every write, is
  * wipe_io.c's.
+ *
+ * A kind can be one file: free_inodes.c defines its whole struct
+ * e2sr_kind, keeps its plan in ctx->plan.kind_data, and has one row
+ * here.  Adding a kind that way is its file, its row, and its name in
+ * enum e2sr_kind_id.
  *
  * The table is in the order the reports list the kinds.  The phases are
  * the crash-safe order: freed blocks first, then the blocks of free
@@ -80,11 +87,6 @@ static void data_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->plan.data_count;
 }
 
-static void data_done(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->stats.data_wiped;
-}
-
 static void data_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 			 void *data)
 {
@@ -106,17 +108,12 @@ static errcode_t data_wipe(struct e2sr_ctx *ctx)
 	return e2sr_wipe_bitmap(ctx, plan->data_blocks, &run,
 				E2SR_STAGE_WIPE_BLOCKS, 0,
 				plan->data_count + plan->meta_count,
-				&ctx->stats.data_wiped);
+				&ctx->stats.wiped[E2SR_KIND_DATA][0]);
 }
 
 static void meta_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->plan.meta_count;
-}
-
-static void meta_done(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->stats.meta_wiped;
 }
 
 static void meta_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
@@ -138,9 +135,10 @@ static errcode_t meta_wipe(struct e2sr_ctx *ctx)
 
 	action_init(&run, E2SR_KIND_META, E2SR_WHY_FREED);
 	err = e2sr_wipe_bitmap(ctx, plan->meta_blocks, &run,
-			       E2SR_STAGE_WIPE_BLOCKS, ctx->stats.data_wiped,
+			       E2SR_STAGE_WIPE_BLOCKS,
+			       ctx->stats.wiped[E2SR_KIND_DATA][0],
 			       plan->data_count + plan->meta_count,
-			       &ctx->stats.meta_wiped);
+			       &ctx->stats.wiped[E2SR_KIND_META][0]);
 	if (err)
 		return err;
 	return io_channel_flush(ctx->fs->io);
@@ -153,9 +151,19 @@ static void names_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->plan.name_count;
 }
 
-static void names_done(const struct e2sr_ctx *ctx, uint64_t n[2])
+/* Every directory the plan rewrites is one the wipe's guard takes. */
+static errcode_t names_check(struct e2sr_ctx *ctx)
 {
-	n[0] = ctx->stats.names_wiped;
+	const struct e2sr_plan *plan = &ctx->plan;
+	errcode_t err;
+	size_t i;
+
+	for (i = 0; i < plan->name_dir_count; i++) {
+		err = e2sr_wipe_check_dir(ctx, plan->name_dirs[i], 0);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 static void names_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
@@ -172,11 +180,6 @@ static void names_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 static void records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->plan.inode_count;
-}
-
-static void records_done(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->stats.inodes_scrubbed;
 }
 
 static void record_action(ext2_ino_t ino, struct e2sr_action *a)
@@ -201,19 +204,13 @@ static void records_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 static errcode_t records_check(struct e2sr_ctx *ctx)
 {
 	const struct e2sr_plan *plan = &ctx->plan;
-	ext2_filsys fs = ctx->fs;
+	errcode_t err;
 	size_t i;
 
 	for (i = 0; i < plan->inode_count; i++) {
-		ext2_ino_t ino = plan->inodes[i];
-
-		if (!ino || ino > fs->super->s_inodes_count)
-			return EXT2_ET_BAD_INODE_NUM;
-		if (ext2fs_test_inode_bitmap2(fs->inode_map, ino)) {
-			snprintf(ctx->detail, sizeof(ctx->detail),
-				 "inode %u", ino);
-			return E2SR_ERR_INODE_IN_USE;
-		}
+		err = e2sr_wipe_check_record(ctx, plan->inodes[i], 0);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -245,11 +242,6 @@ static errcode_t records_wipe(struct e2sr_ctx *ctx)
 static void journal_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->plan.journal_blocks;
-}
-
-static void journal_done(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->stats.journal_wiped;
 }
 
 /*
@@ -297,7 +289,7 @@ static errcode_t journal_check(struct e2sr_ctx *ctx)
 		return 0;
 	/* Stale copies may go only once the journal is empty. */
 	if (ctx->journal && ctx->journal->jsb.start &&
-	    ctx->recovered != E2SR_RECOVERY_VIEW)
+	    ctx->replay.how != E2SR_RECOVERY_VIEW)
 		return E2SR_ERR_JOURNAL_LIVE;
 	for (i = 0; i < plan->journal_count; i++) {
 		err = e2sr_wipe_journal_place(ctx, plan->journal[i].jblock, 1);
@@ -312,7 +304,8 @@ static errcode_t journal_check(struct e2sr_ctx *ctx)
 
 static errcode_t journal_wipe(struct e2sr_ctx *ctx)
 {
-	return e2sr_wipe_journal(ctx, &ctx->stats.journal_wiped);
+	return e2sr_wipe_journal(ctx,
+				 &ctx->stats.wiped[E2SR_KIND_JOURNAL][0]);
 }
 
 /* ---- all free blocks (--all-free, --all-free-if-lost) ---- */
@@ -325,11 +318,6 @@ static int all_free_shown(const struct e2sr_ctx *ctx)
 static void all_free_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->plan.free_all ? ctx->plan.free_count : 0;
-}
-
-static void all_free_done(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->stats.free_wiped;
 }
 
 static int all_free_why(const struct e2sr_ctx *ctx)
@@ -364,7 +352,8 @@ static errcode_t all_free_wipe(struct e2sr_ctx *ctx)
 	if (!ctx->plan.free_all)
 		return 0;
 	action_init(&run, E2SR_KIND_ALL_FREE, all_free_why(ctx));
-	return e2sr_wipe_free(ctx, &run, &ctx->stats.free_wiped);
+	return e2sr_wipe_free(ctx, &run,
+			      &ctx->stats.wiped[E2SR_KIND_ALL_FREE][0]);
 }
 
 /* ---- unwritten extents of live files ---- */
@@ -377,11 +366,6 @@ static int unwritten_shown(const struct e2sr_ctx *ctx)
 static void unwritten_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->plan.unwritten_count;
-}
-
-static void unwritten_done(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->stats.unwritten_wiped;
 }
 
 static void unwritten_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
@@ -407,117 +391,94 @@ static errcode_t unwritten_wipe(struct e2sr_ctx *ctx)
 {
 	if (!ctx->plan.unwritten_runs)
 		return 0;
-	return e2sr_unwritten_wipe(ctx, &ctx->stats.unwritten_wiped);
+	return e2sr_unwritten_wipe(ctx,
+				   &ctx->stats.wiped[E2SR_KIND_UNWRITTEN][0]);
 }
 
-/* ---- free inode records (--free-inodes) ---- */
+static const struct e2sr_kind kind_data = {
+	.count = { { "data_blocks", "freed data",
+		     "freed data blocks", "blocks" } },
+	.phase = 1,
+	.planned = data_planned,
+	.actions = data_actions,
+	.check = data_check, .wipe = data_wipe,
+};
 
-static int free_records_shown(const struct e2sr_ctx *ctx)
-{
-	return !!(ctx->opts.sanitize & E2SR_FREE_INODES);
-}
+static const struct e2sr_kind kind_meta = {
+	.count = { { "metadata_blocks", "freed metadata",
+		     "freed metadata blocks", "blocks" } },
+	.phase = 1,
+	.planned = meta_planned,
+	.actions = meta_actions,
+	.check = meta_check, .wipe = meta_wipe,
+};
 
-static void free_records_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->plan.free_inodes;
-	n[1] = ctx->plan.itable_blocks;
-}
+static const struct e2sr_kind kind_names = {
+	.count = { { "names", "removed directory names",
+		     "removed directory names", "entries" } },
+	.phase = 3,
+	.planned = names_planned,
+	.actions = names_actions,
+	.check = names_check, .wipe = e2sr_names_wipe,
+};
 
-static void free_records_done(const struct e2sr_ctx *ctx, uint64_t n[2])
-{
-	n[0] = ctx->stats.free_inodes_scrubbed;
-	n[1] = ctx->stats.itable_written;
-}
+static const struct e2sr_kind kind_records = {
+	.count = { { "inode_records", "deleted inode records",
+		     "deleted inode records", "records" } },
+	.phase = 3,
+	.planned = records_planned,
+	.actions = records_actions,
+	.check = records_check, .wipe = records_wipe,
+};
 
-static void free_records_actions(const struct e2sr_ctx *ctx,
-				 e2sr_action_fn fn, void *data)
-{
-	struct e2sr_action a;
-	size_t i;
+static const struct e2sr_kind kind_journal = {
+	.count = { { "journal_blocks", "stale journal copies",
+		     "stale journal copies", "blocks" } },
+	.phase = 4,
+	.planned = journal_planned,
+	.actions = journal_actions,
+	.check = journal_check, .wipe = journal_wipe,
+};
 
-	for (i = 0; i < ctx->plan.free_inodes; i++) {
-		e2sr_free_record_action(ctx->plan.free_records[i], &a);
-		fn(data, &a);
-	}
-}
+static const struct e2sr_kind kind_all_free = {
+	.count = { { "all_free_blocks", "all free blocks",
+		     "all free blocks", "blocks" } },
+	.phase = 2,
+	.shown = all_free_shown,
+	.planned = all_free_planned,
+	.actions = all_free_actions,
+	.wipe = all_free_wipe,
+};
 
-const struct e2sr_kind e2sr_kinds[E2SR_KIND_COUNT] = {
-	[E2SR_KIND_DATA] = {
-		.count = { { "data_blocks", "freed data",
-			     "freed data blocks", "blocks" } },
-		.phase = 1,
-		.planned = data_planned, .done = data_done,
-		.actions = data_actions,
-		.check = data_check, .wipe = data_wipe,
-	},
-	[E2SR_KIND_META] = {
-		.count = { { "metadata_blocks", "freed metadata",
-			     "freed metadata blocks", "blocks" } },
-		.phase = 1,
-		.planned = meta_planned, .done = meta_done,
-		.actions = meta_actions,
-		.check = meta_check, .wipe = meta_wipe,
-	},
-	[E2SR_KIND_NAMES] = {
-		.count = { { "names", "removed directory names",
-			     "removed directory names", "entries" } },
-		.phase = 3,
-		.planned = names_planned, .done = names_done,
-		.actions = names_actions,
-		.wipe = e2sr_names_wipe,
-	},
-	[E2SR_KIND_RECORDS] = {
-		.count = { { "inode_records", "deleted inode records",
-			     "deleted inode records", "records" } },
-		.phase = 3,
-		.planned = records_planned, .done = records_done,
-		.actions = records_actions,
-		.check = records_check, .wipe = records_wipe,
-	},
-	[E2SR_KIND_JOURNAL] = {
-		.count = { { "journal_blocks", "stale journal copies",
-			     "stale journal copies", "blocks" } },
-		.phase = 4,
-		.planned = journal_planned, .done = journal_done,
-		.actions = journal_actions,
-		.check = journal_check, .wipe = journal_wipe,
-	},
-	[E2SR_KIND_ALL_FREE] = {
-		.count = { { "all_free_blocks", "all free blocks",
-			     "all free blocks", "blocks" } },
-		.phase = 2,
-		.shown = all_free_shown,
-		.planned = all_free_planned, .done = all_free_done,
-		.actions = all_free_actions,
-		.wipe = all_free_wipe,
-	},
-	[E2SR_KIND_UNWRITTEN] = {
-		.count = { { "unwritten_blocks", "unwritten extents",
-			     "unwritten extent blocks", "blocks" } },
-		.phase = 2,
-		.shown = unwritten_shown,
-		.planned = unwritten_planned, .done = unwritten_done,
-		.actions = unwritten_actions,
-		.check = unwritten_check, .wipe = unwritten_wipe,
-	},
-	[E2SR_KIND_FREE_RECORDS] = {
-		.count = { { "free_inode_records", "free inode records",
-			     "free inode records", "records" },
-			   { "inode_table_blocks", NULL,
-			     "inode table blocks", "blocks" } },
-		.phase = 3,
-		.shown = free_records_shown,
-		.planned = free_records_planned, .done = free_records_done,
-		.actions = free_records_actions,
-		.check = e2sr_free_inodes_check, .wipe = e2sr_free_inodes_wipe,
-		.verify = e2sr_free_inodes_verify,
-	},
+static const struct e2sr_kind kind_unwritten = {
+	.count = { { "unwritten_blocks", "unwritten extents",
+		     "unwritten extent blocks", "blocks" } },
+	.phase = 2,
+	.shown = unwritten_shown,
+	.planned = unwritten_planned,
+	.actions = unwritten_actions,
+	.check = unwritten_check, .wipe = unwritten_wipe,
+};
+
+/*
+ * The table: one row per kind, in the order the reports list them.  A
+ * kind whose code is all in its own file defines its struct there.
+ */
+const struct e2sr_kind *const e2sr_kinds[E2SR_KIND_COUNT] = {
+	[E2SR_KIND_DATA] = &kind_data,
+	[E2SR_KIND_META] = &kind_meta,
+	[E2SR_KIND_NAMES] = &kind_names,
+	[E2SR_KIND_RECORDS] = &kind_records,
+	[E2SR_KIND_JOURNAL] = &kind_journal,
+	[E2SR_KIND_ALL_FREE] = &kind_all_free,
+	[E2SR_KIND_UNWRITTEN] = &kind_unwritten,
+	[E2SR_KIND_FREE_RECORDS] = &e2sr_kind_free_records,
 };
 
 /* Whether the report lists kind @k for this run. */
 int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k)
 {
-	return !e2sr_kinds[k].shown || e2sr_kinds[k].shown(ctx);
+	return !e2sr_kinds[k]->shown || e2sr_kinds[k]->shown(ctx);
 }
 
 /* What the plan holds of every kind, or what was wiped (@done). */
@@ -528,10 +489,12 @@ void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,
 
 	for (k = 0; k < E2SR_KIND_COUNT; k++) {
 		n[k][0] = n[k][1] = 0;
-		if (done)
-			e2sr_kinds[k].done(ctx, n[k]);
-		else
-			e2sr_kinds[k].planned(ctx, n[k]);
+		if (done) {
+			n[k][0] = ctx->stats.wiped[k][0];
+			n[k][1] = ctx->stats.wiped[k][1];
+		} else {
+			e2sr_kinds[k]->planned(ctx, n[k]);
+		}
 	}
 }
 

@@ -862,9 +862,7 @@ errcode_t e2sr_livemap_finish(struct e2sr_ctx *ctx)
 		return err;
 	add_all(ctx, ctx->metadata_blocks);
 	add_all(ctx, ctx->journal_blocks);
-	free(lm->dirruns);
-	lm->dirruns = NULL;
-	lm->dirrun_count = lm->dirrun_alloc = 0;
+	/* Kept, sorted by read_dirs: the writer's guard of dir blocks. */
 	lm->complete = 1;
 	return 0;
 }
@@ -897,6 +895,33 @@ int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 		return 0;
 	return e2sr_find_first_zero(ctx->live.blocks, blk,
 						    blk + count - 1, &at) != 0;
+}
+
+static int cmp_dirrun_blk(const void *key, const void *elem)
+{
+	blk64_t blk = *(const blk64_t *)key;
+	const struct e2sr_dirrun *r = elem;
+
+	if (blk < r->pblk)
+		return -1;
+	return blk - r->pblk >= r->len;
+}
+
+/*
+ * Whether @blk is a block of live directory @dir, as its map said when
+ * the live set read every directory block.
+ */
+int e2sr_live_dir_block(const struct e2sr_ctx *ctx, ext2_ino_t dir,
+			blk64_t blk)
+{
+	const struct e2sr_livemap *lm = &ctx->live;
+	const struct e2sr_dirrun *r;
+
+	if (!lm->complete || !lm->dirrun_count)
+		return 0;
+	r = bsearch(&blk, lm->dirruns, lm->dirrun_count, sizeof(*r),
+		    cmp_dirrun_blk);
+	return r && r->dir == dir;
 }
 
 /* Whether a live entry names @ino, or the names are not known. */

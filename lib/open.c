@@ -259,13 +259,13 @@ static errcode_t load_metadata_blocks(struct e2sr_ctx *ctx)
 static errcode_t check_state(struct e2sr_ctx *ctx)
 {
 	struct ext2_super_block *sb = ctx->fs->super;
-	const struct e2sr_jrecovery *rec = &ctx->recovery;
+	const struct e2sr_jrecovery *rec = &ctx->replay.recovery;
 	int errors = sb->s_state & EXT2_ERROR_FS;
 	int valid = sb->s_state & EXT2_VALID_FS;
 
 	if (ext2fs_has_feature_journal_dev(sb))
 		return E2SR_ERR_JOURNAL_DEV;
-	if (ctx->recovered == E2SR_RECOVERY_VIEW) {
+	if (ctx->replay.how == E2SR_RECOVERY_VIEW) {
 		if (rec->failed_commit || rec->jerrno)
 			errors = 1;
 		if (rec->tag_csum_bad)
@@ -425,14 +425,14 @@ static errcode_t replay_fast_commits(struct e2sr_ctx *ctx, io_manager view)
 	ext2_filsys fs = NULL;
 	errcode_t err;
 
-	err = e2sr_fc_replay_scan(ctx->journal, ctx->recovery.end_seq,
+	err = e2sr_fc_replay_scan(ctx->journal, ctx->replay.recovery.end_seq,
 				  EXT2_INODE_SIZE(ctx->fs->super), &scan);
 	if (err || !scan.nr_tags)
 		return err;
-	ctx->overlay = e2sr_overlay_new(view, 0);
-	if (!ctx->overlay)
+	ctx->replay.overlay = e2sr_overlay_new(view, 0);
+	if (!ctx->replay.overlay)
 		return EXT2_ET_NO_MEMORY;
-	err = open_fs(ctx, OPEN_RW, e2sr_overlay_manager(ctx->overlay), &fs);
+	err = open_fs(ctx, OPEN_RW, e2sr_overlay_manager(ctx->replay.overlay), &fs);
 	if (!err)
 		err = ext2fs_read_bitmaps(fs);
 	if (!err)
@@ -446,8 +446,8 @@ static errcode_t replay_fast_commits(struct e2sr_ctx *ctx, io_manager view)
 		ext2fs_free(fs);
 	if (err)
 		return err;
-	ctx->recovery.fc_tags = scan.nr_tags;
-	ctx->recovery.fc_commits = scan.nr_commits;
+	ctx->replay.recovery.fc_tags = scan.nr_tags;
+	ctx->replay.recovery.fc_commits = scan.nr_commits;
 	return 0;
 }
 
@@ -457,22 +457,22 @@ static errcode_t recover_in_memory(struct e2sr_ctx *ctx)
 	io_manager view;
 	errcode_t err;
 
-	e2sr_journal_recovery_free(&ctx->recovery);
+	e2sr_journal_recovery_free(&ctx->replay.recovery);
 	err = e2sr_journal_recover_scan(ctx->journal,
 					ext2fs_blocks_count(ctx->fs->super),
-					&ctx->recovery, ctx->detail,
+					&ctx->replay.recovery, ctx->detail,
 					sizeof(ctx->detail));
 	if (err)
 		return err;
-	view = e2sr_view_manager(ctx->journal, &ctx->recovery);
+	view = e2sr_view_manager(ctx->journal, &ctx->replay.recovery);
 	err = replay_fast_commits(ctx, view);
 	if (err)
 		return err;
-	err = reopen_ro(ctx, ctx->overlay ?
-			e2sr_overlay_manager(ctx->overlay) : view);
+	err = reopen_ro(ctx, ctx->replay.overlay ?
+			e2sr_overlay_manager(ctx->replay.overlay) : view);
 	if (err)
 		return err;
-	ctx->recovered = E2SR_RECOVERY_VIEW;
+	ctx->replay.how = E2SR_RECOVERY_VIEW;
 	return 0;
 }
 
@@ -631,21 +631,21 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
  */
 static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 {
-	const struct e2sr_jrecovery *rec = &ctx->recovery;
+	const struct e2sr_jrecovery *rec = &ctx->replay.recovery;
 	struct ext2_super_block *sb;
 	errcode_t err;
 
 	err = e2sr_journal_recover_write(ctx->journal, (*rw)->io, rec,
-					 &ctx->replay_bytes);
+					 &ctx->replay.bytes);
 	/* The fast commits' changes go on top of the full commits'. */
-	if (!err && ctx->overlay) {
-		err = e2sr_overlay_commit(ctx->overlay, (*rw)->io);
-		ctx->replay_bytes += (__u64)e2sr_overlay_count(ctx->overlay) *
-				     e2sr_overlay_unit(ctx->overlay);
+	if (!err && ctx->replay.overlay) {
+		err = e2sr_overlay_commit(ctx->replay.overlay, (*rw)->io);
+		ctx->replay.bytes += (__u64)e2sr_overlay_count(ctx->replay.overlay) *
+				     e2sr_overlay_unit(ctx->replay.overlay);
 	}
 	if (!err)
 		err = e2sr_journal_recover_finish(ctx->journal, rec,
-						  &ctx->replay_bytes);
+						  &ctx->replay.bytes);
 	if (err)
 		return err;
 	/* The replay may have rewritten the superblock: read it again. */
@@ -660,7 +660,7 @@ static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 	if (rec->failed_commit || rec->jerrno)
 		sb->s_state |= EXT2_ERROR_FS;
 	if (sb->s_kbytes_written)
-		sb->s_kbytes_written += ctx->replay_bytes >> 10;
+		sb->s_kbytes_written += ctx->replay.bytes >> 10;
 	(*rw)->flags |= EXT2_FLAG_MASTER_SB_ONLY;
 	ext2fs_mark_super_dirty(*rw);
 	/*
@@ -671,7 +671,7 @@ static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 	err = ext2fs_flush(*rw);
 	if (err)
 		return err;
-	ctx->recovered = E2SR_RECOVERY_REPLAYED;
+	ctx->replay.how = E2SR_RECOVERY_REPLAYED;
 	return 0;
 }
 
@@ -747,10 +747,10 @@ errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
 	}
 	if (err)
 		goto fail;
-	ctx->ro_journal = ctx->journal;
+	ctx->replay.ro_journal = ctx->journal;
 	ctx->journal = rwj;
 	rwj = NULL;
-	if (ctx->recovered == E2SR_RECOVERY_VIEW) {
+	if (ctx->replay.how == E2SR_RECOVERY_VIEW) {
 		err = write_replay(ctx, &rw);
 		if (err)
 			goto fail;

@@ -22,6 +22,11 @@
 
 void e2sr_plan_free(struct e2sr_plan *plan)
 {
+	int k;
+
+	for (k = 0; k < E2SR_KIND_COUNT; k++)
+		if (e2sr_kinds[k]->plan_free)
+			e2sr_kinds[k]->plan_free(plan->kind_data[k]);
 	if (plan->data_blocks)
 		ext2fs_free_block_bitmap(plan->data_blocks);
 	if (plan->meta_blocks)
@@ -29,18 +34,24 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 	free(plan->inodes);
 	free(plan->name_dirs);
 	free(plan->names);
-	free(plan->free_records);
 	free(plan->journal);
-	free(plan->itable);
 	free(plan->unwritten);
 	memset(plan, 0, sizeof(*plan));
 }
 
-int e2sr_plan_empty(const struct e2sr_plan *plan)
+/* Whether no kind plans anything (--all-free plans, whatever it finds). */
+int e2sr_plan_empty(const struct e2sr_ctx *ctx)
 {
-	return !plan->data_count && !plan->meta_count && !plan->inode_count &&
-	       !plan->name_count && !plan->journal_count && !plan->free_all &&
-	       !plan->free_inodes && !plan->unwritten_count;
+	uint64_t n[E2SR_KIND_COUNT][2];
+	int k;
+
+	if (ctx->plan.free_all)
+		return 0;
+	e2sr_kind_counts(ctx, 0, n);
+	for (k = 0; k < E2SR_KIND_COUNT; k++)
+		if (n[k][0] || n[k][1])
+			return 0;
+	return 1;
 }
 
 static errcode_t plan_add_inode(struct e2sr_plan *plan, ext2_ino_t ino)
@@ -111,6 +122,7 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	struct e2sr_plan *plan = &ctx->plan;
 	size_t i, j;
 	errcode_t err;
+	int k;
 
 	e2sr_plan_free(plan);
 	err = ext2fs_allocate_block_bitmap(fs, "secure-delete data",
@@ -192,8 +204,10 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	plan->meta_count = e2sr_bitmap_count(plan->meta_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
-	err = e2sr_free_inodes_plan(ctx);
-	if (err)
-		return err;
-	return e2sr_plan_journal(ctx);
+	err = e2sr_plan_journal(ctx);
+	/* Then the kinds that plan on their own, in table order. */
+	for (k = 0; !err && k < E2SR_KIND_COUNT; k++)
+		if (e2sr_kinds[k]->plan)
+			err = e2sr_kinds[k]->plan(ctx);
+	return err;
 }

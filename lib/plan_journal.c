@@ -511,7 +511,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	if (ctx->names.have)
 		return names_from_cache(ctx, hashes, count, blob, blob_len);
 	ctx->names.copy_count = 0;
-	if (!ctx->journal || !ctx->have_history || !ctx->inv.count)
+	if (!ctx->journal || !ctx->history.built || !ctx->inv.count)
 		return 0;
 	inos = malloc(ctx->inv.count * sizeof(*inos));
 	if (!inos)
@@ -971,13 +971,12 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	plan->journal_blocks = plan->journal_parts = 0;
 	if (!ctx->journal)
 		return 0;
-	if (!ctx->have_history) {
+	if (!ctx->history.built) {
 		/* Discovery builds it; a run with no inventory may not. */
 		err = e2sr_history_build(ctx->fs, ctx->journal, 0,
 					 &ctx->history);
 		if (err)
 			return err;
-		ctx->have_history = 1;
 	}
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;

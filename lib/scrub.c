@@ -41,14 +41,10 @@ errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino)
 	struct ext2_inode_large *inode;
 	errcode_t err;
 
-	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
-	if (!ino || ino > fs->super->s_inodes_count)
-		return EXT2_ET_BAD_INODE_NUM;
 	/* Free by both sources: bit clear, and no live entry names it. */
-	if (ext2fs_test_inode_bitmap2(fs->inode_map, ino) ||
-	    e2sr_live_inode(ctx, ino))
-		return E2SR_ERR_INODE_IN_USE;
+	err = e2sr_wipe_check_record(ctx, ino, 1);
+	if (err)
+		return err;
 
 	err = ext2fs_get_memzero(isize, &inode);
 	if (err)
@@ -61,7 +57,7 @@ errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino)
 	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)inode,
 				      isize);
 	if (!err)
-		ctx->stats.inodes_scrubbed++;
+		ctx->stats.wiped[E2SR_KIND_RECORDS][0]++;
 out:
 	ext2fs_free_mem(&inode);
 	return err;

@@ -1,5 +1,6 @@
 /*
- * wipe_io.c --- the one write path for overwriting blocks.
+ * wipe_io.c --- the one write path for overwriting blocks, and the
+ * guards of every write.
  *
  * Every block e2secrm overwrites passes through e2sr_wipe_range(), which
  * checks the target against the filesystem's size, its own metadata, the
@@ -8,12 +9,20 @@
  * that fails the check aborts the run before anything of it is written.
  * Contiguous runs go out in large writes.
  *
+ * What is rewritten rather than overwritten (a record, a directory
+ * block, inode table blocks) is written through libext2fs by its kind's
+ * file, so that checksums stay right; the guard each such write passes
+ * just before it, and the same check made before the first write, are
+ * here: e2sr_wipe_check_record(), e2sr_wipe_check_dir() and
+ * e2sr_wipe_check_dir_block(), e2sr_wipe_check_itable().
+ *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,13 +55,116 @@ static errcode_t check_place(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	return 0;
 }
 
-static errcode_t check_target(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
+
+/* Whether this run may write at all: -y, on the read-write handle. */
+static errcode_t writable(const struct e2sr_ctx *ctx)
+{
+	if (!(ctx->fs->flags & EXT2_FLAG_RW) ||
+	    (ctx->open_flags & E2SR_OPEN_RDONLY))
+		return E2SR_ERR_READ_ONLY;
+	return 0;
+}
+
+/*
+ * A record to scrub: not a reserved one, and free by both sources (its
+ * bit clear, no live entry naming it).  @write: just before the write,
+ * which the handle must allow.
+ */
+errcode_t e2sr_wipe_check_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
+				 int write)
 {
 	ext2_filsys fs = ctx->fs;
+	errcode_t err = write ? writable(ctx) : 0;
 
-	if (!(fs->flags & EXT2_FLAG_RW) || (ctx->open_flags & E2SR_OPEN_RDONLY))
-		return E2SR_ERR_READ_ONLY;
-	return check_place(ctx, blk, count);
+	if (err)
+		return err;
+	if (!ino || ino > fs->super->s_inodes_count)
+		return EXT2_ET_BAD_INODE_NUM;
+	if (ino < EXT2_FIRST_INODE(fs->super) ||
+	    ext2fs_test_inode_bitmap2(fs->inode_map, ino) ||
+	    e2sr_live_inode(ctx, ino)) {
+		snprintf(ctx->detail, sizeof(ctx->detail), "inode %u", ino);
+		return E2SR_ERR_INODE_IN_USE;
+	}
+	return 0;
+}
+
+/*
+ * A directory whose removed names are rewritten: in use by the bitmap,
+ * and not known to be unnamed by the live set.
+ */
+errcode_t e2sr_wipe_check_dir(struct e2sr_ctx *ctx, ext2_ino_t dir, int write)
+{
+	ext2_filsys fs = ctx->fs;
+	errcode_t err = write ? writable(ctx) : 0;
+
+	if (err)
+		return err;
+	if (!dir || dir > fs->super->s_inodes_count ||
+	    !ext2fs_test_inode_bitmap2(fs->inode_map, dir) ||
+	    !e2sr_live_inode(ctx, dir)) {
+		snprintf(ctx->detail, sizeof(ctx->detail), "directory %u",
+			 dir);
+		return E2SR_ERR_WRITE_DIR;
+	}
+	return 0;
+}
+
+/*
+ * A block of live directory @dir about to be written back: inside the
+ * filesystem, not its metadata nor the journal, in use by the bitmap
+ * and, as the live set read it, one of @dir's own blocks.
+ */
+errcode_t e2sr_wipe_check_dir_block(struct e2sr_ctx *ctx, ext2_ino_t dir,
+				    blk64_t blk)
+{
+	errcode_t err = e2sr_wipe_check_dir(ctx, dir, 1);
+
+	if (!err)
+		err = check_place(ctx, blk, 1);
+	if (!err && (!ext2fs_test_block_bitmap2(ctx->fs->block_map, blk) ||
+		     !e2sr_live_dir_block(ctx, dir, blk)))
+		err = E2SR_ERR_WRITE_DIR;
+	if (err)
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "directory %u, block %llu", dir,
+			 (unsigned long long)blk);
+	return err;
+}
+
+/* The table of @group, or an error if it is not where it can be. */
+errcode_t e2sr_group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk)
+{
+	*blk = ext2fs_inode_table_loc(fs, group);
+	if (*blk < fs->super->s_first_data_block ||
+	    *blk >= ext2fs_blocks_count(fs->super) ||
+	    fs->inode_blocks_per_group > ext2fs_blocks_count(fs->super) - *blk)
+		return EXT2_ET_GDESC_BAD_INODE_TABLE;
+	return 0;
+}
+
+/*
+ * Inode table blocks written wholesale (--free-inodes): inside @group's
+ * table, never the journal.  @write: just before the write.
+ */
+errcode_t e2sr_wipe_check_itable(struct e2sr_ctx *ctx, dgrp_t group,
+				 blk64_t blk, blk64_t n, int write)
+{
+	ext2_filsys fs = ctx->fs;
+	errcode_t err = write ? writable(ctx) : 0;
+	blk64_t table;
+
+	if (err)
+		return err;
+	if (group >= fs->group_desc_count ||
+	    e2sr_group_table(fs, group, &table) ||
+	    blk < table || n > fs->inode_blocks_per_group ||
+	    blk - table > fs->inode_blocks_per_group - n)
+		return E2SR_ERR_WRITE_ITABLE;
+	if (ctx->journal_blocks &&
+	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, n))
+		return E2SR_ERR_WRITE_JOURNAL;
+	return 0;
 }
 
 /*
@@ -90,7 +202,7 @@ errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
 
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 {
-	errcode_t err = check_target(ctx, blk, count);
+	errcode_t err = writable(ctx);
 
 	if (!err)
 		err = e2sr_wipe_check_free(ctx, blk, count);
@@ -421,7 +533,7 @@ static void journal_done(const struct e2sr_ctx *ctx,
 
 /* One pass over the planned journal blocks: descriptors, or the rest. */
 static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
-				   size_t *done)
+				   blk64_t *done)
 {
 	struct e2sr_plan *plan = &ctx->plan;
 	struct e2sr_journal *j = ctx->journal;
@@ -471,7 +583,7 @@ static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
  * zeroed, as the plan says it will; zeros whatever the method, so that
  * the rest of the copy stays as readable as it was.
  */
-static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
+static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, blk64_t *done)
 {
 	struct e2sr_plan *plan = &ctx->plan;
 	struct e2sr_journal *j = ctx->journal;
@@ -537,7 +649,7 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, size_t *done)
  * disk, the descriptors that say where they are.  A run cut in between
  * leaves descriptors a re-run still follows to the copies.
  */
-errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, size_t *done)
+errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, blk64_t *done)
 {
 	errcode_t err;
 
@@ -571,7 +683,7 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 	blk64_t n;
 	errcode_t err;
 
-	err = check_target(ctx, blk, count);
+	err = writable(ctx);
 	if (!err)
 		err = e2sr_wipe_check_unwritten(ctx, blk, count);
 	if (err)

@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err = e2sr_names_plan(ctx);
 	/* A recovered view cannot be written to; nor is it the device. */
 	if (err || !ctx->plan.name_count ||
-	    ctx->recovered != E2SR_RECOVERY_NONE)
+	    ctx->replay.how != E2SR_RECOVERY_NONE)
 		goto out;
 
 	/* Wipe the in-memory copy, as a run without -n would. */
@@ -108,9 +108,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_writes(ctx, img);
 	/* The wipe writes the plan's names, each as planned, or stops. */
 	if (err == E2SR_ERR_CHANGED ||
-	    (!err && ctx->stats.names_wiped != ctx->plan.name_count)) {
+	    (!err && ctx->stats.wiped[E2SR_KIND_NAMES][0] !=
+	     ctx->plan.name_count)) {
 		fprintf(stderr, "fuzz_dirent: %zu of %zu planned names "
-			"wiped (%s)\n", ctx->stats.names_wiped,
+			"wiped (%s)\n",
+			(size_t)ctx->stats.wiped[E2SR_KIND_NAMES][0],
 			ctx->plan.name_count, ctx->detail);
 		abort();
 	}

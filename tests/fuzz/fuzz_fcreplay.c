@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void check_overlay(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
-	unsigned int unit = e2sr_overlay_unit(ctx->overlay);
-	size_t i, n = e2sr_overlay_count(ctx->overlay);
+	unsigned int unit = e2sr_overlay_unit(ctx->replay.overlay);
+	size_t i, n = e2sr_overlay_count(ctx->replay.overlay);
 	const unsigned char *d;
 	blk64_t blk;
 
@@ -44,7 +44,7 @@ static void check_overlay(struct e2sr_ctx *ctx)
 		abort();
 	}
 	for (i = 0; i < n; i++) {
-		if (e2sr_overlay_block(ctx->overlay, i, &blk, &d))
+		if (e2sr_overlay_block(ctx->replay.overlay, i, &blk, &d))
 			abort();
 		/* Block 0 of a 1 KiB filesystem holds the boot sector. */
 		if (blk >= ext2fs_blocks_count(fs->super) ||
@@ -70,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ctx)
 		return 0;
 	err = e2sr_open(ctx, fuzz_img_device(), E2SR_OPEN_RDONLY);
-	if (!err && ctx->overlay)
+	if (!err && ctx->replay.overlay)
 		check_overlay(ctx);
 	if (!err)
 		err = e2sr_inventory_scan(ctx);

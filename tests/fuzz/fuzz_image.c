@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		err = e2sr_plan_build(ctx);
 	if (!err) {
 		fuzz_img_check_jplan(ctx);
-		(void)e2sr_plan_empty(&ctx->plan);
+		(void)e2sr_plan_empty(ctx);
 		if (e2sr_execute(ctx) != E2SR_ERR_READ_ONLY) {
 			fprintf(stderr, "fuzz_image: execute did not refuse "
 				"a read-only run\n");

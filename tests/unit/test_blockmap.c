@@ -170,7 +170,7 @@ static void check_plan(struct e2sr_ctx *ctx, blk64_t data, blk64_t meta,
 	assert_int_equal(ctx->plan.inode_count, inodes);
 	assert_int_equal(ctx->plan.unrecoverable, 0);
 	assert_int_equal(ctx->plan.left, 0);
-	assert_int_equal(e2sr_plan_empty(&ctx->plan),
+	assert_int_equal(e2sr_plan_empty(ctx),
 			 !data && !meta && !inodes);
 }
 
@@ -355,7 +355,7 @@ static void test_live_unwritten(void **state)
 	dirty_block(t->img, fp.data[7], 1);
 	ctx = scan(t->img);
 	assert_int_equal(e2sr_plan_build(ctx), 0);
-	assert_false(e2sr_plan_empty(&ctx->plan));
+	assert_false(e2sr_plan_empty(ctx));
 	assert_int_equal(ctx->plan.unwritten_count, 3);
 	assert_int_equal(ctx->plan.unwritten_runs, 2);
 	u = &ctx->plan.unwritten[0];
@@ -385,7 +385,7 @@ static void test_live_unwritten(void **state)
 	assert_int_equal(e2sr_plan_build(ctx), 0);
 	assert_int_equal(e2sr_execute_check(ctx), 0);
 	assert_int_equal(e2sr_execute(ctx), 0);
-	assert_int_equal(ctx->stats.unwritten_wiped, 3);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_UNWRITTEN][0], 3);
 	assert_int_equal(e2sr_close(ctx), 0);
 	e2sr_ctx_free(ctx);
 	ctx = scan(t->img);
@@ -476,7 +476,7 @@ static void test_residue_unwritten(void **state)
 	assert_int_equal(e2sr_plan_build(ctx), 0);
 	assert_int_equal(e2sr_execute_check(ctx), 0);
 	assert_int_equal(e2sr_execute(ctx), 0);
-	assert_int_equal(ctx->stats.unwritten_wiped, 7);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_UNWRITTEN][0], 7);
 	assert_int_equal(e2sr_close(ctx), 0);
 	e2sr_ctx_free(ctx);
 	for (b = 0; b < 8; b++)
@@ -484,7 +484,7 @@ static void test_residue_unwritten(void **state)
 	ctx = scan(t->img);
 	assert_int_equal(ctx->inv.count, 0);
 	assert_int_equal(e2sr_plan_build(ctx), 0);
-	assert_true(e2sr_plan_empty(&ctx->plan));
+	assert_true(e2sr_plan_empty(ctx));
 	e2sr_ctx_free(ctx);
 	get_file_blocks(t->img, "p", &fp);
 	assert_int_equal(fp.nmapped, 16);

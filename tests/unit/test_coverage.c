@@ -51,7 +51,7 @@ static void ring_new(struct ring *r, __u32 sequence)
 	r->j->jsb.maxlen = LOG_FIRST + LOG_LEN;
 	r->j->jsb.sequence = sequence;
 	r->ctx->journal = r->j;
-	r->ctx->have_history = 1;
+	r->ctx->history.built = 1;
 	r->w = &r->ctx->history.walk;
 }
 
@@ -432,7 +432,7 @@ static void test_mismatch(void **state)
 	/* A copy from before that run's replay: same newest, same time. */
 	ring_new(&r, 9);
 	r.j->jsb.start = 30;
-	r.ctx->recovery.end_seq = 11;
+	r.ctx->replay.recovery.end_seq = 11;
 	p = txn(&r, 9, 30, 5);
 	txn(&r, 10, p, 5);
 	set_prev(&r, 10, 12, 0);
@@ -462,7 +462,7 @@ static void test_stale_newer(void **state)
 	/* The uncommitted tail of a crash: the creation all the same. */
 	ring_new(&r, 4);
 	r.j->jsb.start = LOG_FIRST;
-	r.ctx->recovery.end_seq = 4;
+	r.ctx->replay.recovery.end_seq = 4;
 	p = txn(&r, 2, LOG_FIRST, 5);
 	p = txn(&r, 3, p, 5);
 	r.log[p].type = P_DESC;

@@ -549,7 +549,7 @@ static struct e2sr_ctx *replay_cmp(struct jb *b, int flags, errcode_t want)
 		flags |= E2SR_OPEN_FORCE;
 	}
 	ctx = recover(b, flags, 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_REPLAYED);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_REPLAYED);
 	same_as_fsck(b->t->img, copy);
 	return ctx;
 }
@@ -595,13 +595,13 @@ static void test_one_transaction(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.start_seq, SEQ0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 1);
-	assert_int_equal(ctx->recovery.nblocks, 2);
-	assert_int_equal(ctx->recovery.failed_commit, 0);
-	assert_int_equal(ctx->recovery.tag_csum_bad, 0);
-	expect_rec(&ctx->recovery, TGT, 2, SEQ0);
-	expect_rec(&ctx->recovery, TGT + 1, 3, SEQ0);
+	assert_int_equal(ctx->replay.recovery.start_seq, SEQ0);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 1);
+	assert_int_equal(ctx->replay.recovery.nblocks, 2);
+	assert_int_equal(ctx->replay.recovery.failed_commit, 0);
+	assert_int_equal(ctx->replay.recovery.tag_csum_bad, 0);
+	expect_rec(&ctx->replay.recovery, TGT, 2, SEQ0);
+	expect_rec(&ctx->replay.recovery, TGT + 1, 3, SEQ0);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 1, 0);
 	expect_ver(b.t->img, TGT + 1, 1, 0);
@@ -610,7 +610,7 @@ static void test_one_transaction(void **state)
 
 	/* Recovered: a second open has nothing to do. */
 	ctx = recover(&b, 0, 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_NONE);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_NONE);
 	done(ctx);
 }
 
@@ -634,12 +634,12 @@ static void test_newest_wins(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 4);
-	assert_int_equal(ctx->recovery.transactions, 4);
-	assert_int_equal(ctx->recovery.nblocks, 4);
-	assert_int_equal(ctx->recovery.nr_replays, 8);
-	expect_rec(&ctx->recovery, TGT, 6, SEQ0 + 1);
-	expect_rec(&ctx->recovery, TGT + 3, 14, SEQ0 + 3);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 4);
+	assert_int_equal(ctx->replay.recovery.transactions, 4);
+	assert_int_equal(ctx->replay.recovery.nblocks, 4);
+	assert_int_equal(ctx->replay.recovery.nr_replays, 8);
+	expect_rec(&ctx->replay.recovery, TGT, 6, SEQ0 + 1);
+	expect_rec(&ctx->replay.recovery, TGT + 3, 14, SEQ0 + 3);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 2, 0);
 	expect_ver(b.t->img, TGT + 1, 3, 0);
@@ -679,9 +679,9 @@ static void revoke_case(struct testimg *t, const char *mkfs, __u32 incompat)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 3);
-	assert_int_equal(ctx->recovery.nr_revoke_hits, 4);
-	assert_int_equal(ctx->recovery.nblocks, 2);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 3);
+	assert_int_equal(ctx->replay.recovery.nr_revoke_hits, 4);
+	assert_int_equal(ctx->replay.recovery.nblocks, 2);
 	done(ctx);
 	expect_dev(b.t->img, TGT);
 	expect_ver(b.t->img, TGT + 1, 3, 0);
@@ -716,8 +716,8 @@ static void test_escape(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.nblocks, 3);
-	assert_int_equal(ctx->recovery.tag_csum_bad, 0);
+	assert_int_equal(ctx->replay.recovery.nblocks, 3);
+	assert_int_equal(ctx->replay.recovery.tag_csum_bad, 0);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 1, 1);
 	expect_ver(b.t->img, TGT + 1, 1, 0);
@@ -743,11 +743,11 @@ static void wrap_case(struct testimg *t, __u32 start, __u32 incompat)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 2);
-	assert_int_equal(ctx->recovery.nblocks, 4);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 2);
+	assert_int_equal(ctx->replay.recovery.nblocks, 4);
 	/* journal block of t5's second copy: start + 2, wrapped */
 	p = start + 2 >= JLEN ? start + 2 - (JLEN - 1) : start + 2;
-	expect_rec(&ctx->recovery, TGT + 1, p, SEQ0);
+	expect_rec(&ctx->replay.recovery, TGT + 1, p, SEQ0);
 	done(ctx);
 	expect_ver(t->img, TGT, 2, 0);
 	expect_ver(t->img, TGT + 1, 1, 1);
@@ -811,9 +811,9 @@ static void test_tag_layouts(void **state)
 		ctx = replay_cmp(&b, 0, 0);
 		assert_int_equal(ctx->journal->jsb.tag_bytes,
 				 cfg[i].tag_bytes);
-		assert_int_equal(ctx->recovery.nblocks, 2);
-		assert_int_equal(ctx->recovery.nr_revoke_hits, 1);
-		assert_int_equal(ctx->recovery.tag_csum_bad, 0);
+		assert_int_equal(ctx->replay.recovery.nblocks, 2);
+		assert_int_equal(ctx->replay.recovery.nr_revoke_hits, 1);
+		assert_int_equal(ctx->replay.recovery.tag_csum_bad, 0);
 		done(ctx);
 		expect_dev(t->img, TGT);
 		expect_ver(t->img, TGT + 1, 1, 1);
@@ -835,8 +835,8 @@ static void test_csum2_bad_tag(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, E2SR_ERR_UNCLEAN);
-	assert_int_equal(ctx->recovery.tag_csum_bad, 1);
-	assert_int_equal(ctx->recovery.nblocks, 1);
+	assert_int_equal(ctx->replay.recovery.tag_csum_bad, 1);
+	assert_int_equal(ctx->replay.recovery.nblocks, 1);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 1, 0);
 	expect_dev(b.t->img, TGT + 1);
@@ -857,9 +857,9 @@ static void test_no_commit(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 1);
-	assert_int_equal(ctx->recovery.nblocks, 1);
-	assert_int_equal(ctx->recovery.failed_commit, 0);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 1);
+	assert_int_equal(ctx->replay.recovery.nblocks, 1);
+	assert_int_equal(ctx->replay.recovery.failed_commit, 0);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 1, 0);
 	expect_dev(b.t->img, TGT + 1);
@@ -898,16 +898,16 @@ static void test_bad_commit_csum(void **state)
 	ctx = recover(&b, E2SR_OPEN_RDONLY, E2SR_ERR_FS_ERRORS);
 	done(ctx);
 	ctx = recover(&b, E2SR_OPEN_RDONLY | E2SR_OPEN_FORCE, 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_VIEW);
-	assert_int_equal(ctx->recovery.failed_commit, SEQ0 + 1);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_VIEW);
+	assert_int_equal(ctx->replay.recovery.failed_commit, SEQ0 + 1);
 	done(ctx);
 	assert_int_equal(testimg_sha256(t->img, after), 0);
 	assert_string_equal(before, after);
 
 	ctx = replay_cmp(&b, 0, E2SR_ERR_FS_ERRORS);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 1);
-	assert_int_equal(ctx->recovery.failed_commit, SEQ0 + 1);
-	assert_int_equal(ctx->recovery.nblocks, 1);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 1);
+	assert_int_equal(ctx->replay.recovery.failed_commit, SEQ0 + 1);
+	assert_int_equal(ctx->replay.recovery.nblocks, 1);
 	done(ctx);
 	expect_ver(t->img, TGT, 1, 0);
 	expect_dev(t->img, TGT + 1);
@@ -919,7 +919,7 @@ static void test_bad_commit_csum(void **state)
 	ctx = recover(&b, 0, E2SR_ERR_FS_ERRORS);
 	done(ctx);
 	ctx = recover(&b, E2SR_OPEN_FORCE, 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_NONE);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_NONE);
 	done(ctx);
 }
 
@@ -944,8 +944,8 @@ static void test_stale_bad_commit(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 1);
-	assert_int_equal(ctx->recovery.failed_commit, 0);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 1);
+	assert_int_equal(ctx->replay.recovery.failed_commit, 0);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 1, 0);
 	expect_dev(b.t->img, TGT + 1);
@@ -974,10 +974,10 @@ static void test_bad_tag_csum(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, E2SR_ERR_UNCLEAN);
-	assert_int_equal(ctx->recovery.tag_csum_bad, 1);
-	assert_int_equal(ctx->recovery.failed_commit, 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 2);
-	assert_int_equal(ctx->recovery.nblocks, 3);
+	assert_int_equal(ctx->replay.recovery.tag_csum_bad, 1);
+	assert_int_equal(ctx->replay.recovery.failed_commit, 0);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 2);
+	assert_int_equal(ctx->replay.recovery.nblocks, 3);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 1, 0);
 	expect_dev(b.t->img, TGT + 1);
@@ -1097,8 +1097,8 @@ static void test_unwritten_bad_targets(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, E2SR_ERR_UNCLEAN);
-	assert_int_equal(ctx->recovery.nblocks, 2);
-	assert_int_equal(ctx->recovery.tag_csum_bad, 1);
+	assert_int_equal(ctx->replay.recovery.nblocks, 2);
+	assert_int_equal(ctx->replay.recovery.tag_csum_bad, 1);
 	done(ctx);
 	expect_ver(t->img, TGT, 1, 0);
 	expect_ver(t->img, TGT + 1, 2, 0);
@@ -1149,7 +1149,7 @@ static void test_hostile_revoke(void **state)
 		jb_revoke(&b, SEQ0 + 1, r, 1, BS + 8);
 		jb_done(&b);
 		ctx = replay_cmp(&b, 0, 0);
-		assert_int_equal(ctx->recovery.nblocks, 1);
+		assert_int_equal(ctx->replay.recovery.nblocks, 1);
 		done(ctx);
 		expect_ver(t->img, TGT, 1, 0);
 	}
@@ -1182,8 +1182,8 @@ static void no_last_tag_case(struct testimg *t, const char *mkfs,
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.nblocks, n);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 1);
+	assert_int_equal(ctx->replay.recovery.nblocks, n);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 1);
 	done(ctx);
 	for (i = 0; i < n; i++)
 		expect_ver(t->img, TGT + i, 1, d[i].magic);
@@ -1229,8 +1229,8 @@ static void test_dry_run_view(void **state)
 
 	assert_int_equal(testimg_sha256(t->img, before), 0);
 	ctx = recover(&b, E2SR_OPEN_RDONLY, 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_VIEW);
-	assert_int_equal(ctx->recovery.nblocks, 4);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_VIEW);
+	assert_int_equal(ctx->replay.recovery.nblocks, 4);
 
 	/* One block at a time. */
 	for (blk = TGT; blk <= TGT + 6; blk++) {
@@ -1301,9 +1301,9 @@ static void test_async_commit(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + 1);
-	assert_int_equal(ctx->recovery.failed_commit, 0);
-	assert_int_equal(ctx->recovery.nblocks, 1);
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 1);
+	assert_int_equal(ctx->replay.recovery.failed_commit, 0);
+	assert_int_equal(ctx->replay.recovery.nblocks, 1);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 1, 0);
 	expect_dev(b.t->img, TGT + 1);
@@ -1352,8 +1352,8 @@ static void test_bad_block_tail(void **state)
 				continue;
 			}
 			ctx = replay_cmp(&b, 0, 0);
-			assert_int_equal(ctx->recovery.end_seq, SEQ0 + 1);
-			assert_int_equal(ctx->recovery.nblocks, 1);
+			assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + 1);
+			assert_int_equal(ctx->replay.recovery.nblocks, 1);
 			done(ctx);
 			expect_ver(t->img, TGT, 1, 0);
 			expect_dev(t->img, TGT + 1);
@@ -1389,8 +1389,8 @@ static void v1_case(struct testimg *t, __u32 incompat, int bad_middle)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, bad_middle ? E2SR_ERR_FS_ERRORS : 0);
-	assert_int_equal(ctx->recovery.end_seq, SEQ0 + (bad_middle ? 2 : 4));
-	assert_int_equal(ctx->recovery.failed_commit,
+	assert_int_equal(ctx->replay.recovery.end_seq, SEQ0 + (bad_middle ? 2 : 4));
+	assert_int_equal(ctx->replay.recovery.failed_commit,
 			 bad_middle ? SEQ0 + 2 : 0);
 	done(ctx);
 	expect_ver(t->img, TGT, 1, 0);
@@ -1441,9 +1441,9 @@ static void test_tid_wrap(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.start_seq, s0);
-	assert_int_equal(ctx->recovery.end_seq, 2);
-	assert_int_equal(ctx->recovery.nr_revoke_hits, 2);
+	assert_int_equal(ctx->replay.recovery.start_seq, s0);
+	assert_int_equal(ctx->replay.recovery.end_seq, 2);
+	assert_int_equal(ctx->replay.recovery.nr_revoke_hits, 2);
 	done(ctx);
 	expect_dev(b.t->img, TGT);
 	expect_ver(b.t->img, TGT + 1, 3, 0);
@@ -1487,9 +1487,9 @@ static void test_many_revokes(void **state)
 	jb_done(&b);
 
 	ctx = replay_cmp(&b, 0, 0);
-	assert_int_equal(ctx->recovery.nr_revokes, 3 * n);
-	assert_int_equal(ctx->recovery.nr_revoke_hits, 3);
-	assert_int_equal(ctx->recovery.nblocks, 1);
+	assert_int_equal(ctx->replay.recovery.nr_revokes, 3 * n);
+	assert_int_equal(ctx->replay.recovery.nr_revoke_hits, 3);
+	assert_int_equal(ctx->replay.recovery.nblocks, 1);
 	done(ctx);
 	expect_ver(b.t->img, TGT, 3, 0);
 	expect_dev(b.t->img, TGT + 1);
@@ -1525,7 +1525,7 @@ static void test_superblock_logged(void **state)
 	jb_done(&b);
 
 	ctx = recover(&b, E2SR_OPEN_RDONLY, 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_VIEW);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_VIEW);
 	assert_string_equal((char *)ctx->fs->super->s_volume_name,
 			    "from-journal");
 	done(ctx);

@@ -131,8 +131,8 @@ static void test_needs_recovery(void **state)
 	testimg_sha256(t->img, before);
 	assert_int_equal(e2sr_ctx_new(&ctx), 0);
 	assert_int_equal(e2sr_open(ctx, t->img, E2SR_OPEN_RDONLY), 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_VIEW);
-	assert_int_equal(ctx->recovery.nblocks, 0);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_VIEW);
+	assert_int_equal(ctx->replay.recovery.nblocks, 0);
 	e2sr_ctx_free(ctx);
 	testimg_sha256(t->img, after);
 	assert_string_equal(before, after);
@@ -140,11 +140,11 @@ static void test_needs_recovery(void **state)
 	/* A read-write open decides, in memory too: nothing written yet. */
 	assert_int_equal(e2sr_ctx_new(&ctx), 0);
 	assert_int_equal(e2sr_open(ctx, t->img, 0), 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_VIEW);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_VIEW);
 	testimg_sha256(t->img, after);
 	assert_string_equal(before, after);
 	assert_int_equal(e2sr_begin_write(ctx), 0);
-	assert_int_equal(ctx->recovered, E2SR_RECOVERY_REPLAYED);
+	assert_int_equal(ctx->replay.how, E2SR_RECOVERY_REPLAYED);
 	assert_true(ctx->fs->flags & EXT2_FLAG_RW);
 	assert_false(ext2fs_has_feature_journal_needs_recovery(
 		ctx->fs->super));

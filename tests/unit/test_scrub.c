@@ -153,7 +153,7 @@ static ext2_ino_t scrub_deleted(struct testimg *t, const char *opts,
 
 	ctx = open_img_live(t->img, 0);
 	assert_int_equal(e2sr_scrub_inode(ctx, ino), 0);
-	assert_int_equal(ctx->stats.inodes_scrubbed, 1);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_RECORDS][0], 1);
 	assert_int_equal(e2sr_close(ctx), 0);
 	e2sr_ctx_free(ctx);
 
@@ -224,7 +224,7 @@ static void test_refuse_in_use(void **state)
 	assert_int_equal(e2sr_scrub_inode(ctx,
 					  ctx->fs->super->s_inodes_count + 1),
 			 EXT2_ET_BAD_INODE_NUM);
-	assert_int_equal(ctx->stats.inodes_scrubbed, 0);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_RECORDS][0], 0);
 	assert_int_equal(e2sr_close(ctx), 0);
 	e2sr_ctx_free(ctx);
 	assert_int_equal(testimg_sha256(t->img, after), 0);
@@ -265,9 +265,9 @@ static void test_execute(void **state)
 	assert_int_equal(e2sr_plan_build(ctx), 0);
 	assert_int_equal(ctx->plan.data_count, 6);
 	assert_int_equal(e2sr_execute(ctx), 0);
-	assert_int_equal(ctx->stats.data_wiped, 6);
-	assert_int_equal(ctx->stats.meta_wiped, 0);
-	assert_int_equal(ctx->stats.inodes_scrubbed, 1);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_DATA][0], 6);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_META][0], 0);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_RECORDS][0], 1);
 	assert_int_equal(e2sr_close(ctx), 0);
 	e2sr_ctx_free(ctx);
 	expect_fsck_clean(t);

@@ -333,6 +333,93 @@ static void test_wipe_bitmap(void **state)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
 						testimg_fixture_teardown)
 
+/*
+ * The guards of what is rewritten through libext2fs: a directory block
+ * only if it is a live directory's, a record only if free by both
+ * sources and not reserved, inode table blocks only inside the table.
+ */
+static void test_guards(void **state)
+{
+	struct testimg *t = *state;
+	char host[PATH_MAX], script[2 * PATH_MAX + 32];
+	struct ext2_inode inode;
+	struct e2sr_ctx *ctx;
+	ext2_ino_t live, gone = 0;
+	blk64_t dirblk, fileblk, itable, freed;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	freed = removed_file(t);
+	assert_int_equal(testimg_make_file(t, "live", 2 * BS, 5), 0);
+	assert_int_equal(testimg_path(t, "live", host, sizeof(host)), 0);
+	snprintf(script, sizeof(script), "write %s live\n", host);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+
+	ctx = open_img_live(t->img, 0);
+	assert_int_equal(ext2fs_namei(ctx->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
+				      "live", &live), 0);
+	assert_int_equal(ext2fs_read_inode(ctx->fs, live, &inode), 0);
+	assert_int_equal(ext2fs_bmap2(ctx->fs, live, &inode, NULL, 0, 0, NULL,
+				      &fileblk), 0);
+	assert_int_equal(ext2fs_read_inode(ctx->fs, EXT2_ROOT_INO, &inode), 0);
+	assert_int_equal(ext2fs_bmap2(ctx->fs, EXT2_ROOT_INO, &inode, NULL, 0,
+				      0, NULL, &dirblk), 0);
+	itable = ext2fs_inode_table_loc(ctx->fs, 0);
+	/* The removed file's record: free, its number not reused. */
+	for (gone = EXT2_FIRST_INODE(ctx->fs->super);
+	     gone < ctx->fs->super->s_inodes_count; gone++)
+		if (gone != live &&
+		    !ext2fs_test_inode_bitmap2(ctx->fs->inode_map, gone))
+			break;
+
+	assert_int_equal(e2sr_wipe_check_dir(ctx, EXT2_ROOT_INO, 1), 0);
+	assert_int_equal(e2sr_live_all(ctx, dirblk, 1), 1);
+	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
+						   dirblk), 0);
+	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
+						   fileblk),
+			 E2SR_ERR_WRITE_DIR);	/* a live file's block */
+	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
+						   freed),
+			 E2SR_ERR_WRITE_DIR);	/* a free block */
+	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
+						   itable),
+			 E2SR_ERR_WRITE_METADATA);
+	assert_int_equal(e2sr_wipe_check_dir(ctx, gone, 1),
+			 E2SR_ERR_WRITE_DIR);	/* not in use */
+
+	assert_int_equal(e2sr_wipe_check_record(ctx, gone, 1), 0);
+	assert_int_equal(e2sr_wipe_check_record(ctx, live, 1),
+			 E2SR_ERR_INODE_IN_USE);
+	assert_int_equal(e2sr_wipe_check_record(ctx, EXT2_JOURNAL_INO, 1),
+			 E2SR_ERR_INODE_IN_USE);	/* reserved */
+	assert_int_equal(e2sr_wipe_check_record(ctx, 0, 1),
+			 EXT2_ET_BAD_INODE_NUM);
+
+	assert_int_equal(e2sr_wipe_check_itable(ctx, 0, itable, 1, 1), 0);
+	assert_int_equal(e2sr_wipe_check_itable(ctx, 0, itable - 1, 1, 1),
+			 E2SR_ERR_WRITE_ITABLE);
+	assert_int_equal(e2sr_wipe_check_itable(ctx, 0, itable,
+			 ctx->fs->inode_blocks_per_group + 1, 1),
+			 E2SR_ERR_WRITE_ITABLE);
+	assert_int_equal(e2sr_wipe_check_itable(ctx,
+			 ctx->fs->group_desc_count, itable, 1, 1),
+			 E2SR_ERR_WRITE_ITABLE);
+	assert_int_equal(ctx->stats.write_calls, 0);
+	e2sr_ctx_free(ctx);
+
+	/* Read-only, the same guards refuse any write at all. */
+	ctx = open_img_live(t->img, E2SR_OPEN_RDONLY);
+	assert_int_equal(e2sr_wipe_check_record(ctx, gone, 1),
+			 E2SR_ERR_READ_ONLY);
+	assert_int_equal(e2sr_wipe_check_record(ctx, gone, 0), 0);
+	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
+						   dirblk),
+			 E2SR_ERR_READ_ONLY);
+	assert_int_equal(e2sr_wipe_check_itable(ctx, 0, itable, 1, 1),
+			 E2SR_ERR_READ_ONLY);
+	e2sr_ctx_free(ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -343,6 +430,7 @@ int main(void)
 		T(test_wipe_zero),
 		T(test_wipe_random),
 		T(test_wipe_bitmap),
+		T(test_guards),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
