@@ -278,13 +278,16 @@ static errcode_t plan_group(struct e2sr_ctx *ctx, dgrp_t group,
 static errcode_t chunk_buffers(ext2_filsys fs, unsigned char **buf,
 			       unsigned char **changed)
 {
-	*buf = malloc((size_t)ITABLE_CHUNK * fs->blocksize);
-	*changed = malloc(ITABLE_CHUNK);
-	if (*buf && *changed)
+	errcode_t err;
+
+	*changed = NULL;
+	err = ext2fs_get_array(ITABLE_CHUNK, fs->blocksize, buf);
+	if (!err)
+		err = ext2fs_get_mem(ITABLE_CHUNK, changed);
+	if (!err)
 		return 0;
-	free(*buf);
-	free(*changed);
-	return EXT2_ET_NO_MEMORY;
+	ext2fs_free_mem(buf);
+	return err;
 }
 
 errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
@@ -315,8 +318,8 @@ errcode_t e2sr_free_inodes_plan(struct e2sr_ctx *ctx)
 		e2sr_progress(ctx, E2SR_STAGE_SCAN_ITABLES, group + 1ULL,
 			      fs->group_desc_count);
 	}
-	free(buf);
-	free(changed);
+	ext2fs_free_mem(&buf);
+	ext2fs_free_mem(&changed);
 	return err;
 }
 
@@ -429,8 +432,8 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 		e2sr_progress(ctx, E2SR_STAGE_FREE_INODES, i + 1,
 			      plan->itable_runs);
 	}
-	free(buf);
-	free(changed);
+	ext2fs_free_mem(&buf);
+	ext2fs_free_mem(&changed);
 	if (!write)
 		return err;
 	/* The records libext2fs may remember are the ones just replaced. */
