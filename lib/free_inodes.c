@@ -280,13 +280,12 @@ static errcode_t chunk_buffers(ext2_filsys fs, unsigned char **buf,
 {
 	errcode_t err;
 
-	*changed = NULL;
 	err = ext2fs_get_array(ITABLE_CHUNK, fs->blocksize, buf);
-	if (!err)
-		err = ext2fs_get_mem(ITABLE_CHUNK, changed);
-	if (!err)
-		return 0;
-	ext2fs_free_mem(buf);
+	if (err)
+		return err;
+	err = ext2fs_get_mem(ITABLE_CHUNK, changed);
+	if (err)
+		ext2fs_free_mem(buf);
 	return err;
 }
 
