@@ -50,7 +50,7 @@ const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind)
 
 void e2sr_file_free(struct e2sr_file *file)
 {
-	free(file->map);
+	ext2fs_free_mem(&file->map);
 	file->map = NULL;
 	file->map_count = file->map_alloc = 0;
 }

@@ -17,12 +17,13 @@
 errcode_t e2sr_ctx_new(struct e2sr_ctx **ret)
 {
 	struct e2sr_ctx *ctx;
+	errcode_t err;
 
 	initialize_e2sr_error_table();
 	initialize_ext2_error_table();
-	ctx = calloc(1, sizeof(*ctx));
-	if (!ctx)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_memzero(sizeof(*ctx), &ctx);
+	if (err)
+		return err;
 	ctx->opts.method = E2SR_METHOD_ZERO;
 	*ret = ctx;
 	return 0;
@@ -52,12 +53,12 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	e2sr_journal_recovery_free(&ctx->replay.recovery);
 	if (ctx->writer.sec_fd > 0)
 		close(ctx->writer.sec_fd);
-	free(ctx->writer.wbuf);
-	free(ctx->writer.rbuf);
-	free(ctx->writer.written);
-	free(ctx->names.copies);
-	free(ctx->names.hashes);
-	free(ctx->names.blob);
-	free(ctx->device);
-	free(ctx);
+	ext2fs_free_mem(&ctx->writer.wbuf);
+	ext2fs_free_mem(&ctx->writer.rbuf);
+	ext2fs_free_mem(&ctx->writer.written);
+	ext2fs_free_mem(&ctx->names.copies);
+	ext2fs_free_mem(&ctx->names.hashes);
+	ext2fs_free_mem(&ctx->names.blob);
+	ext2fs_free_mem(&ctx->device);
+	ext2fs_free_mem(&ctx);
 }

@@ -136,11 +136,14 @@ static errcode_t build_owners(struct cover *cv, __u32 bound)
 {
 	const struct e2sr_jwalk *w = cv->w;
 	size_t i, n = 0;
+	errcode_t err;
 
-	cv->own = calloc(cv->loglen, sizeof(*cv->own));
-	cv->rel = calloc(cv->loglen, sizeof(*cv->rel));
-	if (!cv->own || !cv->rel)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_arrayzero(cv->loglen, sizeof(*cv->own), &cv->own);
+	if (!err)
+		err = ext2fs_get_arrayzero(cv->loglen, sizeof(*cv->rel),
+					   &cv->rel);
+	if (err)
+		return err;
 	for (i = 0; i < w->nblocks; i++) {
 		own_set(cv, w->blocks[i].jblock, OWN_DATA,
 			w->blocks[i].sequence);
@@ -448,8 +451,8 @@ errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx)
 		cov->oldest_time = commit_time(w, cov->oldest);
 	decide(ctx, cov, creation, reaches_prev);
 out:
-	free(cv.own);
-	free(cv.rel);
+	ext2fs_free_mem(&cv.own);
+	ext2fs_free_mem(&cv.rel);
 	return err;
 }
 

@@ -71,11 +71,11 @@ static int cmp_ino(const void *a, const void *b)
 
 static void name_walk_free(struct name_walk *w)
 {
-	free(w->inos);
-	free(w->jnames);
-	free(w->jblob);
+	ext2fs_free_mem(&w->inos);
+	ext2fs_free_mem(&w->jnames);
+	ext2fs_free_mem(&w->jblob);
 	e2sr_name_set_free(&w->names);
-	free(w->block);
+	ext2fs_free_mem(&w->block);
 }
 
 static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
@@ -92,9 +92,9 @@ static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 		err = e2sr_name_set_init(&w->names, w->jblob, w->jblob_len);
 	if (err)
 		return err;
-	w->inos = malloc(w->count * sizeof(*w->inos));
-	if (!w->inos)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(w->count, sizeof(*w->inos), &w->inos);
+	if (err)
+		return err;
 	for (i = 0; i < w->count; i++) {
 		w->inos[i].ino = ctx->inv.files[i].ino;
 		w->inos[i].idx = i;

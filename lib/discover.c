@@ -471,8 +471,8 @@ static errcode_t collect_fc_versions(struct discover *d)
 		if (!err && c.last_tag != E2SR_FC_TAG_PAD)
 			fc_reset(&c);
 	}
-	free(c.pend);
-	free(c.seen);
+	ext2fs_free_mem(&c.pend);
+	ext2fs_free_mem(&c.seen);
 	e2sr_fc_walk_free(&fc);
 	if (!err)
 		sort_ranges(d);
@@ -519,9 +519,9 @@ static errcode_t collect_versions(struct discover *d)
 	for (i = 0; i < n; i++)
 		nids += c[i].flagged;
 	if (nids) {
-		ids = malloc(nids * sizeof(*ids));
-		if (!ids)
-			return EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_array(nids, sizeof(*ids), &ids);
+		if (err)
+			return err;
 	}
 	for (i = 0, nids = 0; i < n; i++) {
 		if (!c[i].flagged)
@@ -570,7 +570,7 @@ static errcode_t collect_versions(struct discover *d)
 	if (!err && d->n)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
 out:
-	free(ids);
+	ext2fs_free_mem(&ids);
 	return err;
 }
 
@@ -593,12 +593,13 @@ static errcode_t index_files(struct discover *d)
 {
 	const struct e2sr_inventory *inv = &d->ctx->inv;
 	size_t i;
+	errcode_t err;
 
 	if (!inv->count)
 		return 0;
-	d->files = malloc(inv->count * sizeof(*d->files));
-	if (!d->files)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(inv->count, sizeof(*d->files), &d->files);
+	if (err)
+		return err;
 	for (i = 0; i < inv->count; i++) {
 		d->files[i].ino = inv->files[i].ino;
 		d->files[i].generation = inv->files[i].generation;
@@ -766,13 +767,14 @@ static errcode_t map_distinct(const struct e2sr_file *f, blk64_t *count)
 	struct e2sr_extent *e;
 	blk64_t end = 0, n = 0, s, t;
 	size_t i, k = 0;
+	errcode_t err;
 
 	*count = 0;
 	if (!f->map_count)
 		return 0;
-	e = malloc(f->map_count * sizeof(*e));
-	if (!e)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(f->map_count, sizeof(*e), &e);
+	if (err)
+		return err;
 	for (i = 0; i < f->map_count; i++)
 		if (f->map[i].kind != E2SR_EXT_EA && f->map[i].len)
 			e[k++] = f->map[i];
@@ -785,7 +787,7 @@ static errcode_t map_distinct(const struct e2sr_file *f, blk64_t *count)
 		if (t > end)
 			end = t;
 	}
-	free(e);
+	ext2fs_free_mem(&e);
 	*count = n;
 	return 0;
 }
@@ -1349,7 +1351,7 @@ static errcode_t take_ea_inodes(struct discover *d)
 		return 0;
 	e2sr_ea_refs_sort(&d->refs);
 	/* Identities discovery added are looked up from now on too. */
-	free(d->files);
+	ext2fs_free_mem(&d->files);
 	d->files = NULL;
 	d->nfiles = 0;
 	err = index_files(d);
@@ -1506,9 +1508,9 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 		err = take_ea_inodes(&d);
 	if (d.hio)
 		io_channel_close(d.hio);
-	free(d.v);
-	free(d.r);
-	free(d.files);
+	ext2fs_free_mem(&d.v);
+	ext2fs_free_mem(&d.r);
+	ext2fs_free_mem(&d.files);
 	e2sr_ea_refs_free(&d.refs);
 	ext2fs_free_mem(&d.block);
 	ext2fs_free_mem(&d.eablock);

@@ -193,6 +193,6 @@ void e2sr_ea_refs_sort(struct e2sr_ea_refs *refs)
 
 void e2sr_ea_refs_free(struct e2sr_ea_refs *refs)
 {
-	free(refs->v);
+	ext2fs_free_mem(&refs->v);
 	memset(refs, 0, sizeof(*refs));
 }

@@ -217,6 +217,6 @@ void e2sr_fc_walk_free(struct e2sr_fcwalk *w)
 {
 	if (!w)
 		return;
-	free(w->recs);
+	ext2fs_free_mem(&w->recs);
 	memset(w, 0, sizeof(*w));
 }

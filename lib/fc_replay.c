@@ -920,9 +920,9 @@ static errcode_t fix_groups(struct replay *r)
 	dgrp_t g;
 	__u32 i, last;
 
-	bits = malloc((bpg > ipg ? bpg : ipg) / 8 + 1);
-	if (!bits)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem((bpg > ipg ? bpg : ipg) / 8 + 1, &bits);
+	if (err)
+		return err;
 	for (g = 0; g < fs->group_desc_count; g++) {
 		if (r->bgroups[g]) {
 			start = ext2fs_group_first_block2(fs, g);
@@ -968,7 +968,7 @@ static errcode_t fix_groups(struct replay *r)
 		free_b += ext2fs_bg_free_blocks_count(fs, g);
 		free_i += ext2fs_bg_free_inodes_count(fs, g);
 	}
-	free(bits);
+	ext2fs_free_mem(&bits);
 	if (err)
 		return err;
 	ext2fs_free_blocks_count_set(sb, free_b);
@@ -1205,8 +1205,8 @@ errcode_t e2sr_fc_replay_apply(ext2_filsys fs, struct e2sr_journal *j,
 out:
 	if (r.meta)
 		ext2fs_free_block_bitmap(r.meta);
-	free(r.regions);
-	free(r.modified);
+	ext2fs_free_mem(&r.regions);
+	ext2fs_free_mem(&r.modified);
 	ext2fs_free_mem(&r.ibuf);
 	ext2fs_free_mem(&r.block);
 	ext2fs_free_mem(&r.bgroups);

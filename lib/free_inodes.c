@@ -126,9 +126,9 @@ static void free_plan_free(void *data)
 
 	if (!fp)
 		return;
-	free(fp->itable);
-	free(fp->records);
-	free(fp);
+	ext2fs_free_mem(&fp->itable);
+	ext2fs_free_mem(&fp->records);
+	ext2fs_free_mem(&fp);
 }
 
 enum scrub_mode {
@@ -305,13 +305,15 @@ static errcode_t plan_group(struct e2sr_ctx *ctx, dgrp_t group,
 static errcode_t chunk_buffers(ext2_filsys fs, unsigned char **buf,
 			       unsigned char **changed)
 {
-	*buf = malloc((size_t)ITABLE_CHUNK * fs->blocksize);
-	*changed = malloc(ITABLE_CHUNK);
-	if (*buf && *changed)
-		return 0;
-	free(*buf);
-	free(*changed);
-	return EXT2_ET_NO_MEMORY;
+	errcode_t err;
+
+	err = ext2fs_get_array(ITABLE_CHUNK, fs->blocksize, buf);
+	if (err)
+		return err;
+	err = ext2fs_get_mem(ITABLE_CHUNK, changed);
+	if (err)
+		ext2fs_free_mem(buf);
+	return err;
 }
 
 static errcode_t free_records_plan(struct e2sr_ctx *ctx)
@@ -325,10 +327,11 @@ static errcode_t free_records_plan(struct e2sr_ctx *ctx)
 	if (!(ctx->opts.sanitize & E2SR_FREE_INODES))
 		return 0;
 	free_plan_free(plan->kind_data[E2SR_KIND_FREE_RECORDS]);
-	plan->kind_data[E2SR_KIND_FREE_RECORDS] =
-		calloc(1, sizeof(struct free_plan));
-	if (!plan->kind_data[E2SR_KIND_FREE_RECORDS])
-		return EXT2_ET_NO_MEMORY;
+	plan->kind_data[E2SR_KIND_FREE_RECORDS] = NULL;
+	err = ext2fs_get_memzero(sizeof(struct free_plan),
+				 &plan->kind_data[E2SR_KIND_FREE_RECORDS]);
+	if (err)
+		return err;
 	/* No records to scrub: plan->inodes is NULL, which qsort may not take. */
 	if (plan->inode_count)
 		qsort(plan->inodes, plan->inode_count, sizeof(*plan->inodes),
@@ -347,8 +350,8 @@ static errcode_t free_records_plan(struct e2sr_ctx *ctx)
 		e2sr_progress(ctx, E2SR_STAGE_SCAN_ITABLES, group + 1ULL,
 			      fs->group_desc_count);
 	}
-	free(buf);
-	free(changed);
+	ext2fs_free_mem(&buf);
+	ext2fs_free_mem(&changed);
 	return err;
 }
 
@@ -435,8 +438,8 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 		e2sr_progress(ctx, E2SR_STAGE_FREE_INODES, i + 1,
 			      fp->itable_runs);
 	}
-	free(buf);
-	free(changed);
+	ext2fs_free_mem(&buf);
+	ext2fs_free_mem(&changed);
 	if (!write)
 		return err;
 	/* The records libext2fs may remember are the ones just replaced. */

@@ -279,14 +279,17 @@ static errcode_t index_by_jblock(struct e2sr_history *h)
 {
 	struct jorder *o;
 	size_t i;
+	errcode_t err;
 
 	if (!h->n)
 		return 0;
-	o = malloc(h->n * sizeof(*o));
-	h->by_jblock = malloc(h->n * sizeof(*h->by_jblock));
-	if (!o || !h->by_jblock) {
-		free(o);
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(h->n, sizeof(*o), &o);
+	if (err)
+		return err;
+	err = ext2fs_get_array(h->n, sizeof(*h->by_jblock), &h->by_jblock);
+	if (err) {
+		ext2fs_free_mem(&o);
+		return err;
 	}
 	for (i = 0; i < h->n; i++) {
 		o[i].jblock = h->v[i].jblock;
@@ -295,7 +298,7 @@ static errcode_t index_by_jblock(struct e2sr_history *h)
 	qsort(o, h->n, sizeof(*o), cmp_jorder);
 	for (i = 0; i < h->n; i++)
 		h->by_jblock[i] = o[i].idx;
-	free(o);
+	ext2fs_free_mem(&o);
 	return 0;
 }
 
@@ -456,11 +459,13 @@ int e2sr_history_dirlike(const struct e2sr_history *h, __u32 jblock)
 static errcode_t itable_ranges(ext2_filsys fs, struct rec_look *l)
 {
 	dgrp_t g;
+	errcode_t err;
 
-	l->r = calloc(fs->group_desc_count ? fs->group_desc_count : 1,
-		      sizeof(*l->r));
-	if (!l->r)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_arrayzero(fs->group_desc_count ?
+				   fs->group_desc_count : 1, sizeof(*l->r),
+				   &l->r);
+	if (err)
+		return err;
 	for (g = 0; g < fs->group_desc_count; g++) {
 		if (!ext2fs_inode_table_loc(fs, g))
 			continue;
@@ -482,6 +487,7 @@ static errcode_t sort_recs(struct e2sr_history *h)
 {
 	struct e2sr_irec *r = h->recs, *m;
 	size_t n = h->nrecs, i, a, b, k;
+	errcode_t err;
 
 	for (i = 1; i < n; i++)
 		if (cmp_irec(&r[i - 1], &r[i]) > 0)
@@ -491,9 +497,9 @@ static errcode_t sort_recs(struct e2sr_history *h)
 	qsort(r + i, n - i, sizeof(*r), cmp_irec);
 	if (cmp_irec(&r[i - 1], &r[i]) <= 0)
 		return 0;
-	m = malloc(n * sizeof(*m));
-	if (!m)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(n, sizeof(*m), &m);
+	if (err)
+		return err;
 	for (a = 0, b = i, k = 0; k < n; k++) {
 		if (b >= n || (a < i && cmp_irec(&r[a], &r[b]) <= 0))
 			m[k] = r[a++];
@@ -501,7 +507,7 @@ static errcode_t sort_recs(struct e2sr_history *h)
 			m[k] = r[b++];
 	}
 	memcpy(r, m, n * sizeof(*m));
-	free(m);
+	ext2fs_free_mem(&m);
 	return 0;
 }
 
@@ -557,23 +563,23 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 		walk_look.priv = &look;
 		look.first = j->jsb.first;
 		look.bs = j->jsb.blocksize;
-		h->dirlike = calloc((j->jsb.last - j->jsb.first) / 8 + 1, 1);
-		if (!h->dirlike)
-			err = EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_memzero((j->jsb.last - j->jsb.first) / 8 + 1,
+					 &h->dirlike);
 	}
 	if (!err)
 		err = e2sr_journal_walk_visit(j, ext2fs_blocks_count(fs->super),
 					      j ? &walk_look : NULL, &h->walk);
-	free(look.r);
+	ext2fs_free_mem(&look.r);
 	if (err) {
 		e2sr_history_free(h);
 		return err;
 	}
 	if (h->walk.nblocks) {
-		h->v = calloc(h->walk.nblocks, sizeof(*h->v));
-		if (!h->v) {
+		err = ext2fs_get_arrayzero(h->walk.nblocks, sizeof(*h->v),
+					   &h->v);
+		if (err) {
 			e2sr_history_free(h);
-			return EXT2_ET_NO_MEMORY;
+			return err;
 		}
 	}
 	for (i = 0; i < h->walk.nblocks; i++) {
@@ -628,9 +634,9 @@ void e2sr_history_free(struct e2sr_history *h)
 	if (!h)
 		return;
 	e2sr_journal_walk_free(&h->walk);
-	free(h->v);
-	free(h->by_jblock);
-	free(h->recs);
-	free(h->dirlike);
+	ext2fs_free_mem(&h->v);
+	ext2fs_free_mem(&h->by_jblock);
+	ext2fs_free_mem(&h->recs);
+	ext2fs_free_mem(&h->dirlike);
 	memset(h, 0, sizeof(*h));
 }

@@ -29,10 +29,10 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 
 	for (i = 0; i < inv->count; i++)
 		e2sr_file_free(&inv->files[i]);
-	free(inv->files);
-	free(inv->dirs);
-	free(inv->jcopies);
-	free(inv->unwritten);
+	ext2fs_free_mem(&inv->files);
+	ext2fs_free_mem(&inv->dirs);
+	ext2fs_free_mem(&inv->jcopies);
+	ext2fs_free_mem(&inv->unwritten);
 	memset(inv, 0, sizeof(*inv));
 }
 

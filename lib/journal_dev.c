@@ -76,15 +76,15 @@ static errcode_t map_internal(ext2_filsys fs, ext2_ino_t ino, blk64_t **pmap,
 	m.count = n;
 	m.fs_blocks = ext2fs_blocks_count(fs->super);
 	m.first_data = fs->super->s_first_data_block;
-	m.pmap = calloc(n, sizeof(*m.pmap));
-	if (!m.pmap)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_arrayzero(n, sizeof(*m.pmap), &m.pmap);
+	if (err)
+		return err;
 	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY |
 				    BLOCK_FLAG_DATA_ONLY, NULL, map_block, &m);
 	if (!err)
 		err = m.err;
 	if (err) {
-		free(m.pmap);
+		ext2fs_free_mem(&m.pmap);
 		return err;
 	}
 	*pmap = m.pmap;
@@ -158,9 +158,9 @@ static errcode_t open_internal(ext2_filsys fs, struct e2sr_journal *j,
 			return E2SR_ERR_JOURNAL_BAD_BLOCK;
 		}
 	}
-	j->sorted = malloc((size_t)j->nblocks * sizeof(*j->sorted));
-	if (!j->sorted)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(j->nblocks, sizeof(*j->sorted), &j->sorted);
+	if (err)
+		return err;
 	memcpy(j->sorted, j->pmap, (size_t)j->nblocks * sizeof(*j->sorted));
 	qsort(j->sorted, j->nblocks, sizeof(*j->sorted), cmp_blk);
 	return 0;
@@ -261,14 +261,14 @@ errcode_t e2sr_journal_open(ext2_filsys fs, const char *ext_journal,
 		snprintf(detail, detail_len, "give it with -j");
 		return E2SR_ERR_JOURNAL_EXTERNAL;
 	}
-	j = calloc(1, sizeof(*j));
-	if (!j)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_memzero(sizeof(*j), &j);
+	if (err)
+		return err;
 	j->blocksize = fs->blocksize;
-	j->sbuf = malloc(fs->blocksize);
-	if (!j->sbuf) {
-		free(j);
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(fs->blocksize, &j->sbuf);
+	if (err) {
+		ext2fs_free_mem(&j);
+		return err;
 	}
 	if (fs->super->s_journal_inum) {
 		if (ext_journal) {
@@ -285,9 +285,7 @@ errcode_t e2sr_journal_open(ext2_filsys fs, const char *ext_journal,
 		j->win_cap = JOURNAL_WINDOW_BYTES / j->blocksize;
 		if (!j->win_cap)
 			j->win_cap = 1;
-		j->win = malloc((size_t)j->win_cap * j->blocksize);
-		if (!j->win)
-			err = EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_array(j->win_cap, j->blocksize, &j->win);
 	}
 	if (err) {
 		e2sr_journal_close(j);
@@ -303,11 +301,11 @@ void e2sr_journal_close(struct e2sr_journal *j)
 		return;
 	if (j->io)
 		io_channel_close(j->io);
-	free(j->pmap);
-	free(j->sorted);
-	free(j->sbuf);
-	free(j->win);
-	free(j);
+	ext2fs_free_mem(&j->pmap);
+	ext2fs_free_mem(&j->sorted);
+	ext2fs_free_mem(&j->sbuf);
+	ext2fs_free_mem(&j->win);
+	ext2fs_free_mem(&j);
 }
 
 blk64_t e2sr_journal_phys(const struct e2sr_journal *j, __u32 jblock)

@@ -473,9 +473,9 @@ errcode_t e2sr_journal_recover_scan(struct e2sr_journal *j,
 		rec->end_seq = j->jsb.sequence;
 		return 0;
 	}
-	r.desc = malloc(j->blocksize);
-	if (!r.desc)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(j->blocksize, &r.desc);
+	if (err)
+		return err;
 	err = do_pass(&r, PASS_SCAN);
 	if (!err)
 		err = do_pass(&r, PASS_REVOKE);
@@ -484,10 +484,10 @@ errcode_t e2sr_journal_recover_scan(struct e2sr_journal *j,
 			compact_revokes(&r);
 		err = do_pass(&r, PASS_REPLAY);
 	}
-	free(r.desc);
-	free(r.revokes);
+	ext2fs_free_mem(&r.desc);
+	ext2fs_free_mem(&r.revokes);
 	if (err) {
-		free(r.writes);
+		ext2fs_free_mem(&r.writes);
 		return err;
 	}
 	rec->end_seq = r.end_seq;
@@ -552,9 +552,9 @@ errcode_t e2sr_journal_recover_write(struct e2sr_journal *j, io_channel fsio,
 	size_t i;
 
 	*bytes_written = 0;
-	buf = malloc(j->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(j->blocksize, &buf);
+	if (err)
+		return err;
 	for (i = 0; i < rec->nblocks && !err; i++) {
 		err = e2sr_journal_copy(j, &rec->blocks[i], buf);
 		if (!err)
@@ -564,7 +564,7 @@ errcode_t e2sr_journal_recover_write(struct e2sr_journal *j, io_channel fsio,
 		if (!err)
 			*bytes_written += j->blocksize;
 	}
-	free(buf);
+	ext2fs_free_mem(&buf);
 	if (!err)
 		err = io_channel_flush(fsio);
 	return err;
@@ -597,6 +597,6 @@ void e2sr_journal_recovery_free(struct e2sr_jrecovery *rec)
 {
 	if (!rec)
 		return;
-	free(rec->blocks);
+	ext2fs_free_mem(&rec->blocks);
 	memset(rec, 0, sizeof(*rec));
 }

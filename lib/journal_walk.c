@@ -293,9 +293,9 @@ static errcode_t resolve_late(struct walk *w)
 	errcode_t err = 0;
 	size_t i;
 
-	buf = malloc(w->jsb->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(w->jsb->blocksize, &buf);
+	if (err)
+		return err;
 	for (i = 0; i < w->nclaims; i++) {
 		struct claim *c = &w->claims[i];
 
@@ -306,7 +306,7 @@ static errcode_t resolve_late(struct walk *w)
 			break;
 		resolve_claim(w, c, buf);
 	}
-	free(buf);
+	ext2fs_free_mem(&buf);
 	return err;
 }
 
@@ -348,15 +348,17 @@ static errcode_t build_result(struct walk *w)
 	struct e2sr_jcommit_rec *sorted = NULL;
 	__u8 *committed;
 	size_t i, n = 0;
+	errcode_t err;
 
-	committed = calloc(w->ndescs ? w->ndescs : 1, 1);
-	if (!committed)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_memzero(w->ndescs ? w->ndescs : 1, &committed);
+	if (err)
+		return err;
 	if (out->ncommits) {
-		sorted = malloc(out->ncommits * sizeof(*sorted));
-		if (!sorted) {
-			free(committed);
-			return EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_array(out->ncommits, sizeof(*sorted),
+				       &sorted);
+		if (err) {
+			ext2fs_free_mem(&committed);
+			return err;
 		}
 		memcpy(sorted, out->commits, out->ncommits * sizeof(*sorted));
 		qsort(sorted, out->ncommits, sizeof(*sorted), cmp_commit_seq);
@@ -391,8 +393,8 @@ static errcode_t build_result(struct walk *w)
 	out->attributed = n;
 	out->unattributed = w->loglen - out->descriptors - out->ncommits -
 			    out->nrevokes - n;
-	free(sorted);
-	free(committed);
+	ext2fs_free_mem(&sorted);
+	ext2fs_free_mem(&committed);
 	return 0;
 }
 
@@ -437,20 +439,31 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 
 	/* Everything below is bounded by the log's length. */
 	w.max_tags = jsb->blocksize / jsb->tag_bytes;
-	w.tags = calloc(w.max_tags, sizeof(*w.tags));
-	w.claim_of = calloc(w.loglen, sizeof(*w.claim_of));
-	w.claims = calloc(w.loglen, sizeof(*w.claims));
-	w.descs = calloc(w.loglen, sizeof(*w.descs));
-	w.scratch = malloc(jsb->blocksize);
-	out->commits = calloc(w.loglen, sizeof(*out->commits));
-	out->revokes = calloc(w.loglen, sizeof(*out->revokes));
-	out->blocks = calloc(w.loglen, sizeof(*out->blocks));
-	out->stale = calloc(w.loglen / 8 + 1, 1);
-	if (!w.tags || !w.claim_of || !w.claims || !w.descs || !w.scratch ||
-	    !out->commits || !out->revokes || !out->blocks || !out->stale) {
-		err = EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_arrayzero(w.max_tags, sizeof(*w.tags), &w.tags);
+	if (!err)
+		err = ext2fs_get_arrayzero(w.loglen, sizeof(*w.claim_of),
+					   &w.claim_of);
+	if (!err)
+		err = ext2fs_get_arrayzero(w.loglen, sizeof(*w.claims),
+					   &w.claims);
+	if (!err)
+		err = ext2fs_get_arrayzero(w.loglen, sizeof(*w.descs),
+					   &w.descs);
+	if (!err)
+		err = ext2fs_get_mem(jsb->blocksize, &w.scratch);
+	if (!err)
+		err = ext2fs_get_arrayzero(w.loglen, sizeof(*out->commits),
+					   &out->commits);
+	if (!err)
+		err = ext2fs_get_arrayzero(w.loglen, sizeof(*out->revokes),
+					   &out->revokes);
+	if (!err)
+		err = ext2fs_get_arrayzero(w.loglen, sizeof(*out->blocks),
+					   &out->blocks);
+	if (!err)
+		err = ext2fs_get_memzero(w.loglen / 8 + 1, &out->stale);
+	if (err)
 		goto fail;
-	}
 
 	err = scan_log(&w);
 	if (!err)
@@ -460,11 +473,11 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 	if (!err)
 		err = build_result(&w);
 fail:
-	free(w.tags);
-	free(w.claim_of);
-	free(w.claims);
-	free(w.descs);
-	free(w.scratch);
+	ext2fs_free_mem(&w.tags);
+	ext2fs_free_mem(&w.claim_of);
+	ext2fs_free_mem(&w.claims);
+	ext2fs_free_mem(&w.descs);
+	ext2fs_free_mem(&w.scratch);
 	if (err)
 		e2sr_journal_walk_free(out);
 	return err;
@@ -474,10 +487,10 @@ void e2sr_journal_walk_free(struct e2sr_jwalk *w)
 {
 	if (!w)
 		return;
-	free(w->blocks);
-	free(w->commits);
-	free(w->revokes);
-	free(w->stale);
+	ext2fs_free_mem(&w->blocks);
+	ext2fs_free_mem(&w->commits);
+	ext2fs_free_mem(&w->revokes);
+	ext2fs_free_mem(&w->stale);
 	memset(w, 0, sizeof(*w));
 }
 

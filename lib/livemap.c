@@ -98,9 +98,9 @@ void e2sr_livemap_free(struct e2sr_livemap *lm)
 		ext2fs_free_inode_bitmap(lm->residue_dirs);
 	if (lm->unwritten_inodes)
 		ext2fs_free_inode_bitmap(lm->unwritten_inodes);
-	free(lm->dirruns);
-	free(lm->inline_dirs);
-	free(lm->buf);
+	ext2fs_free_mem(&lm->dirruns);
+	ext2fs_free_mem(&lm->inline_dirs);
+	ext2fs_free_mem(&lm->buf);
 	memset(lm, 0, sizeof(*lm));
 }
 
@@ -848,16 +848,16 @@ errcode_t e2sr_livemap_finish(struct e2sr_ctx *ctx)
 	if (err)
 		return err;
 	/* Pages never written are never resident: sparse names are cheap. */
-	nl.bits = calloc(ctx->fs->super->s_inodes_count / LONG_BITS + 1,
-			 sizeof(*nl.bits));
-	if (!nl.bits)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_arrayzero(ctx->fs->super->s_inodes_count /
+				   LONG_BITS + 1, sizeof(*nl.bits), &nl.bits);
+	if (err)
+		return err;
 	err = read_dirs(ctx, &nl);
 	if (!err)
 		err = read_inline_dirs(ctx, &nl);
 	if (!err)
 		err = check_names(ctx, &nl);
-	free(nl.bits);
+	ext2fs_free_mem(&nl.bits);
 	if (err)
 		return err;
 	add_all(ctx, ctx->metadata_blocks);

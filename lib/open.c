@@ -558,15 +558,18 @@ out:
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 {
 	struct ext2_super_block *sb;
+	size_t len;
 	errcode_t err;
 
 	ctx->detail[0] = 0;
 	ctx->open_flags = flags;
 	/* The views read the device as the filesystem handle does. */
 	e2sr_view_set_base(ctx->opts.io_manager);
-	ctx->device = strdup(device);
-	if (!ctx->device)
-		return EXT2_ET_NO_MEMORY;
+	len = strlen(device) + 1;
+	err = ext2fs_get_mem(len, &ctx->device);
+	if (err)
+		return err;
+	memcpy(ctx->device, device, len);
 
 	err = check_mount(ctx, device);
 	if (err)

@@ -48,8 +48,7 @@ struct e2sr_overlay *e2sr_overlay_new(io_manager base, __u64 max_bytes)
 {
 	struct e2sr_overlay *ov;
 
-	ov = calloc(1, sizeof(*ov));
-	if (!ov)
+	if (ext2fs_get_memzero(sizeof(*ov), &ov))
 		return NULL;
 	ov->base = base ? base : unix_io_manager;
 	ov->max_bytes = max_bytes ? max_bytes : E2SR_OVERLAY_DEFAULT_MAX_BYTES;
@@ -63,8 +62,8 @@ void e2sr_overlay_reset(struct e2sr_overlay *ov)
 	if (!ov)
 		return;
 	for (i = 0; i < ov->n; i++)
-		free(ov->blocks[i].data);
-	free(ov->blocks);
+		ext2fs_free_mem(&ov->blocks[i].data);
+	ext2fs_free_mem(&ov->blocks);
 	ov->blocks = NULL;
 	ov->n = 0;
 	ov->alloc = 0;
@@ -78,7 +77,7 @@ void e2sr_overlay_free(struct e2sr_overlay *ov)
 	e2sr_overlay_reset(ov);
 	if (ov_slot == ov)
 		ov_slot = NULL;
-	free(ov);
+	ext2fs_free_mem(&ov);
 }
 
 unsigned int e2sr_overlay_unit(const struct e2sr_overlay *ov)
@@ -155,14 +154,14 @@ static errcode_t read_base(io_channel inner, __u64 off, __u64 len,
 					     -(int)len, out);
 	if (end - start > INT32_MAX)
 		return EXT2_ET_INVALID_ARGUMENT;
-	buf = malloc(end - start);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(end - start, &buf);
+	if (err)
+		return err;
 	err = io_channel_read_blk64(inner, start / bs, -(int)(end - start),
 				    buf);
 	if (!err)
 		memcpy(out, buf + (off - start), len);
-	free(buf);
+	ext2fs_free_mem(&buf);
 	return err;
 }
 
@@ -184,13 +183,13 @@ static errcode_t get_block(struct e2sr_overlay *ov, io_channel inner,
 	    e2sr_array_room(&ov->blocks, &ov->alloc, ov->n + 1,
 			    sizeof(*ov->blocks)))
 		return EXT2_ET_NO_MEMORY;
-	data = malloc(ov->unit);
-	if (!data)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(ov->unit, &data);
+	if (err)
+		return err;
 	if (!whole) {
 		err = read_base(inner, blk * (__u64)ov->unit, ov->unit, data);
 		if (err) {
-			free(data);
+			ext2fs_free_mem(&data);
 			return err;
 		}
 	}

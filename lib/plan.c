@@ -31,11 +31,11 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 		ext2fs_free_block_bitmap(plan->data_blocks);
 	if (plan->meta_blocks)
 		ext2fs_free_block_bitmap(plan->meta_blocks);
-	free(plan->inodes);
-	free(plan->name_dirs);
-	free(plan->names);
-	free(plan->journal);
-	free(plan->unwritten);
+	ext2fs_free_mem(&plan->inodes);
+	ext2fs_free_mem(&plan->name_dirs);
+	ext2fs_free_mem(&plan->names);
+	ext2fs_free_mem(&plan->journal);
+	ext2fs_free_mem(&plan->unwritten);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -271,17 +271,19 @@ static errcode_t unique_names(unsigned char **blob, size_t *blob_len)
 	const unsigned char **names;
 	unsigned char *out;
 	size_t i, n = 0, len = 0;
+	errcode_t err;
 
 	if (!*blob_len)
 		return 0;
 	for (i = 0; i < *blob_len; i += 1 + (*blob)[i])
 		n++;
-	names = malloc(n * sizeof(*names));
-	out = malloc(*blob_len);
-	if (!names || !out) {
-		free(names);
-		free(out);
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(n, sizeof(*names), &names);
+	if (err)
+		return err;
+	err = ext2fs_get_mem(*blob_len, &out);
+	if (err) {
+		ext2fs_free_mem(&names);
+		return err;
 	}
 	for (i = n = 0; i < *blob_len; i += 1 + (*blob)[i])
 		names[n++] = *blob + i;
@@ -292,8 +294,8 @@ static errcode_t unique_names(unsigned char **blob, size_t *blob_len)
 		memcpy(out + len, names[i], 1 + names[i][0]);
 		len += 1 + names[i][0];
 	}
-	free(names);
-	free(*blob);
+	ext2fs_free_mem(&names);
+	ext2fs_free_mem(blob);
 	*blob = out;
 	*blob_len = len;
 	return 0;
@@ -325,10 +327,15 @@ static errcode_t names_to_cache(struct e2sr_ctx *ctx, const __u32 *hashes,
 				size_t count, const unsigned char *blob,
 				size_t blob_len)
 {
-	ctx->names.hashes = malloc(count ? count * sizeof(*hashes) : 1);
-	ctx->names.blob = malloc(blob_len ? blob_len : 1);
-	if (!ctx->names.hashes || !ctx->names.blob)
-		return EXT2_ET_NO_MEMORY;
+	errcode_t err;
+
+	err = ext2fs_get_mem(count ? count * sizeof(*hashes) : 1,
+			     &ctx->names.hashes);
+	if (!err)
+		err = ext2fs_get_mem(blob_len ? blob_len : 1,
+				     &ctx->names.blob);
+	if (err)
+		return err;
 	if (count)
 		memcpy(ctx->names.hashes, hashes, count * sizeof(*hashes));
 	if (blob_len)
@@ -344,15 +351,15 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 				  size_t *blob_len)
 {
 	size_t n = ctx->names.hash_count, len = ctx->names.blob_len;
+	errcode_t err;
 
-	*hashes = malloc(n ? n * sizeof(**hashes) : 1);
-	*blob = malloc(len ? len : 1);
-	if (!*hashes || !*blob) {
-		free(*hashes);
-		free(*blob);
-		*hashes = NULL;
-		*blob = NULL;
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(n ? n * sizeof(**hashes) : 1, hashes);
+	if (!err)
+		err = ext2fs_get_mem(len ? len : 1, blob);
+	if (err) {
+		ext2fs_free_mem(hashes);
+		ext2fs_free_mem(blob);
+		return err;
 	}
 	if (n)
 		memcpy(*hashes, ctx->names.hashes, n * sizeof(**hashes));
@@ -513,9 +520,9 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	ctx->names.copy_count = 0;
 	if (!ctx->journal || !ctx->history.built || !ctx->inv.count)
 		return 0;
-	inos = malloc(ctx->inv.count * sizeof(*inos));
-	if (!inos)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(ctx->inv.count, sizeof(*inos), &inos);
+	if (err)
+		return err;
 	for (i = 0; i < ctx->inv.count; i++)
 		inos[i] = ctx->inv.files[i].ino;
 	qsort(inos, ctx->inv.count, sizeof(*inos), cmp_u32);
@@ -532,10 +539,10 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	err = for_name_blocks(ctx, block_names, &nf);
 	n = nf.n;
 	filter_free(&p);
-	free(inos);
+	ext2fs_free_mem(&inos);
 	if (err) {
-		free(*hashes);
-		free(*blob);
+		ext2fs_free_mem(hashes);
+		ext2fs_free_mem(blob);
 		*hashes = NULL;
 		*blob = NULL;
 		*blob_len = 0;
@@ -548,8 +555,8 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	if (!err)
 		err = names_to_cache(ctx, *hashes, n, *blob, *blob_len);
 	if (err) {
-		free(*hashes);
-		free(*blob);
+		ext2fs_free_mem(hashes);
+		ext2fs_free_mem(blob);
 		*hashes = NULL;
 		*blob = NULL;
 		*blob_len = 0;
@@ -583,8 +590,8 @@ static errcode_t plan_dir_copies(struct jplan *p)
 
 	if (!ctx->names.have) {
 		err = e2sr_journal_names(ctx, &hashes, &n, &blob, &len);
-		free(hashes);
-		free(blob);
+		ext2fs_free_mem(&hashes);
+		ext2fs_free_mem(&blob);
 		if (err)
 			return err;
 	}
@@ -803,9 +810,9 @@ static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
 				 &data);
 	if (err)
 		return err;
-	after = malloc(bs);
-	if (!after)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(bs, &after);
+	if (err)
+		return err;
 	memcpy(after, data, bs);
 	for (i = first; i < end; i++) {
 		struct e2sr_jplan *e = &plan->journal[i];
@@ -818,7 +825,7 @@ static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
 	}
 	before_crc = e2sr_crc32c_le(~0U, data, bs);
 	after_crc = e2sr_crc32c_le(~0U, after, bs);
-	free(after);
+	ext2fs_free_mem(&after);
 	for (i = out; i < out + n; i++) {
 		plan->journal[i].crc_before = before_crc;
 		plan->journal[i].crc_after = after_crc;
@@ -841,9 +848,9 @@ static errcode_t whole_if_emptied(struct e2sr_ctx *ctx)
 	size_t i, k, end;
 	errcode_t err = 0;
 
-	after = malloc(bs);
-	if (!after)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(bs, &after);
+	if (err)
+		return err;
 	for (i = 0; i < plan->journal_count; i = end) {
 		for (end = i + 1; end < plan->journal_count &&
 		     plan->journal[end].jblock == plan->journal[i].jblock;
@@ -866,7 +873,7 @@ static errcode_t whole_if_emptied(struct e2sr_ctx *ctx)
 		for (k = i; k < end; k++)
 			plan->journal[k].off = plan->journal[k].len = 0;
 	}
-	free(after);
+	ext2fs_free_mem(&after);
 	return err;
 }
 
@@ -981,9 +988,10 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;
 	if (ctx->inv.count) {
-		p.inos = malloc(ctx->inv.count * sizeof(*p.inos));
-		if (!p.inos)
-			return EXT2_ET_NO_MEMORY;
+		err = ext2fs_get_array(ctx->inv.count, sizeof(*p.inos),
+				       &p.inos);
+		if (err)
+			return err;
 	}
 	for (i = 0; i < ctx->inv.count; i++) {
 		const struct e2sr_file *f = &ctx->inv.files[i];
@@ -1020,7 +1028,7 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	     i < ctx->journal->jsb.maxlen; i++)
 		err = plan_jblock(plan, (__u32)i, E2SR_JWHY_ALL, 0);
 	filter_free(&p);
-	free(p.inos);
+	ext2fs_free_mem(&p.inos);
 	if (err)
 		return err;
 	return settle(ctx);

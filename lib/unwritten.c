@@ -410,7 +410,7 @@ static errcode_t plan_residue(struct e2sr_ctx *ctx, ext2fs_inode_bitmap seen,
 	}
 	if (rs.cand)
 		ext2fs_free_block_bitmap(rs.cand);
-	free(rs.hits);
+	ext2fs_free_mem(&rs.hits);
 	return err;
 }
 

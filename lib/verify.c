@@ -100,10 +100,10 @@ static errcode_t check_random(struct e2sr_ctx *ctx)
 	err = ext2fs_allocate_block_bitmap(ctx->fs, "verified", &later);
 	if (err)
 		return err;
-	buf = malloc(max * bs);
-	if (!buf) {
+	err = ext2fs_get_array(max, bs, &buf);
+	if (err) {
 		ext2fs_free_block_bitmap(later);
-		return EXT2_ET_NO_MEMORY;
+		return err;
 	}
 	for (i = ctx->writer.written_count; i-- > 0;) {
 		const struct e2sr_written *w = &ctx->writer.written[i];
@@ -125,7 +125,7 @@ static errcode_t check_random(struct e2sr_ctx *ctx)
 		}
 		ctx->stats.verified += w->count;
 	}
-	free(buf);
+	ext2fs_free_mem(&buf);
 	ext2fs_free_block_bitmap(later);
 	return err;
 }
@@ -140,13 +140,13 @@ static errcode_t verify_unwritten(struct e2sr_ctx *ctx)
 
 	if (!plan->unwritten_runs)
 		return 0;
-	buf = malloc(chunk * ctx->fs->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(chunk, ctx->fs->blocksize, &buf);
+	if (err)
+		return err;
 	for (i = 0; !err && i < plan->unwritten_runs; i++)
 		err = check_zero(ctx, ctx->fs->io, plan->unwritten[i].pblk,
 				 plan->unwritten[i].len, buf, chunk);
-	free(buf);
+	ext2fs_free_mem(&buf);
 	return err;
 }
 
@@ -162,9 +162,9 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 	io_channel_set_options(ctx->fs->io, "cache=off");
 	if (j)
 		io_channel_set_options(j->io, "cache=off");
-	buf = malloc(chunk * ctx->fs->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_array(chunk, ctx->fs->blocksize, &buf);
+	if (err)
+		return err;
 	if (ctx->opts.method == E2SR_METHOD_RANDOM) {
 		err = check_random(ctx);
 	} else {
@@ -197,7 +197,7 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 		    plan->journal[i].crc_after)
 			ctx->stats.verify_bad++;
 	}
-	free(buf);
+	ext2fs_free_mem(&buf);
 	if (!err)
 		err = verify_unwritten(ctx);
 	return err;

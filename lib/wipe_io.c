@@ -229,18 +229,19 @@ static errcode_t fill_random(unsigned char *buf, size_t len)
 static errcode_t wbuf_get(struct e2sr_ctx *ctx)
 {
 	size_t bs = ctx->fs->blocksize;
+	errcode_t err;
 
 	if (ctx->writer.wbuf)
 		return 0;
 	ctx->writer.wbuf_blocks = WIPE_CHUNK_BYTES / bs;
 	if (!ctx->writer.wbuf_blocks)
 		ctx->writer.wbuf_blocks = 1;
-	ctx->writer.wbuf = calloc(ctx->writer.wbuf_blocks, bs);
-	if (ctx->writer.wbuf && ctx->opts.skip_zero)
-		ctx->writer.rbuf = malloc(ctx->writer.wbuf_blocks * bs);
-	if (!ctx->writer.wbuf || (ctx->opts.skip_zero && !ctx->writer.rbuf))
-		return EXT2_ET_NO_MEMORY;
-	return 0;
+	err = ext2fs_get_arrayzero(ctx->writer.wbuf_blocks, bs,
+				   &ctx->writer.wbuf);
+	if (!err && ctx->opts.skip_zero)
+		err = ext2fs_get_array(ctx->writer.wbuf_blocks, bs,
+				       &ctx->writer.rbuf);
+	return err;
 }
 
 /*
@@ -485,9 +486,9 @@ errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 	err = e2sr_wipe_journal_place(ctx, jblock, count);
 	if (err)
 		return err;
-	buf = malloc(j->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(j->blocksize, &buf);
+	if (err)
+		return err;
 	/*
 	 * The superblock as it is on disk now: an external journal's is
 	 * not at journal block 0, which holds the device's ext2 superblock.
@@ -499,7 +500,7 @@ errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 		err = e2sr_journal_read(j, 0, 1, buf);
 	if (!err)
 		err = e2sr_jsb_parse(buf, j->blocksize, j->blocksize, &jsb);
-	free(buf);
+	ext2fs_free_mem(&buf);
 	if (err)
 		return err;
 	if (jsb.start || jsb.maxlen != j->jsb.maxlen ||
@@ -592,9 +593,9 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, blk64_t *done)
 	size_t i = 0, end, k;
 	errcode_t err = 0;
 
-	buf = malloc(j->blocksize);
-	if (!buf)
-		return EXT2_ET_NO_MEMORY;
+	err = ext2fs_get_mem(j->blocksize, &buf);
+	if (err)
+		return err;
 	for (i = 0; !err && i < plan->journal_count; i = end) {
 		for (end = i + 1; end < plan->journal_count &&
 		     plan->journal[end].jblock == plan->journal[i].jblock;
@@ -637,7 +638,7 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, blk64_t *done)
 		e2sr_progress(ctx, E2SR_STAGE_JOURNAL, *done,
 			      plan->journal_blocks);
 	}
-	free(buf);
+	ext2fs_free_mem(&buf);
 	if (!err)
 		err = io_channel_flush(j->io);
 	return err;
