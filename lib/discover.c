@@ -45,6 +45,7 @@
 #include "crc32c.h"
 #include "fast_commit.h"
 #include "ea_inode.h"
+#include "unaligned.h"
 
 /* One record version found in the journal. */
 struct iversion {
@@ -220,12 +221,6 @@ struct fc_collect {
 	size_t			aseen;
 };
 
-static __u32 get_le32(const unsigned char *p)
-{
-	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
-	       ((__u32)p[3] << 24);
-}
-
 /* What the commit read so far is worth nothing: start again. */
 static void fc_reset(struct fc_collect *c)
 {
@@ -374,7 +369,7 @@ static errcode_t fc_tag(void *priv, const struct e2sr_fc_rec *rec)
 	c->last_tag = rec->tag;
 	if (rec->tag == E2SR_FC_TAG_TAIL) {
 		c->crc = ext2fs_crc32c_le(c->crc, tl, E2SR_FC_TL_SIZE + 4);
-		if (get_le32(tl + E2SR_FC_TL_SIZE + 4) == c->crc)
+		if (e2sr_get_le32(tl + E2SR_FC_TL_SIZE + 4) == c->crc)
 			err = fc_commit(c);
 		fc_reset(c);
 		return err;

@@ -25,21 +25,11 @@
 
 #include "e2secrmP.h"
 #include "ea_inode.h"
+#include "unaligned.h"
 
 #define ENTRY_SIZE	16	/* struct ext2_ext_attr_entry, no name */
 #define HEADER_SIZE	32	/* struct ext2_ext_attr_header */
 #define VALUE_HASH_SHIFT 16
-
-static __u32 le32(const unsigned char *p)
-{
-	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
-	       ((__u32)p[3] << 24);
-}
-
-static __u16 le16(const unsigned char *p)
-{
-	return (__u16)(p[0] | (p[1] << 8));
-}
 
 static errcode_t add_ref(struct e2sr_ea_refs *refs,
 			 const struct e2sr_ea_ref *r)
@@ -71,24 +61,24 @@ static errcode_t walk_entries(ext2_filsys fs, const unsigned char *area,
 	errcode_t err;
 
 	while (off + ENTRY_SIZE <= end) {
-		if (!le32(area + off))
+		if (!e2sr_get_le32(area + off))
 			break;
 		name_len = area[off];
 		len = EXT2_EXT_ATTR_LEN(name_len);
 		if (len > end - off)
 			break;
 		memset(&r, 0, sizeof(r));
-		r.ea_ino = le32(area + off + 4);
+		r.ea_ino = e2sr_get_le32(area + off + 4);
 		if (r.ea_ino && name_len &&
 		    r.ea_ino >= EXT2_FIRST_INODE(fs->super) &&
 		    r.ea_ino <= fs->super->s_inodes_count) {
 			memset(&h, 0, sizeof(h));
 			h.e.e_name_len = name_len;
 			h.e.e_name_index = area[off + 1];
-			h.e.e_value_offs = le16(area + off + 2);
+			h.e.e_value_offs = e2sr_get_le16(area + off + 2);
 			h.e.e_value_inum = r.ea_ino;
-			h.e.e_value_size = le32(area + off + 8);
-			h.e.e_hash = le32(area + off + 12);
+			h.e.e_value_size = e2sr_get_le32(area + off + 8);
+			h.e.e_hash = e2sr_get_le32(area + off + 12);
 			memcpy(h.b + sizeof(h.e), area + off + ENTRY_SIZE,
 			       name_len);
 			r.owner = owner;
@@ -115,11 +105,11 @@ errcode_t e2sr_ea_refs_ibody(ext2_filsys fs, const void *record,
 
 	if (isz <= EXT2_GOOD_OLD_INODE_SIZE + 2)
 		return 0;
-	extra = le16(b + EXT2_GOOD_OLD_INODE_SIZE);
+	extra = e2sr_get_le16(b + EXT2_GOOD_OLD_INODE_SIZE);
 	if (extra & 3)
 		return 0;
 	start = EXT2_GOOD_OLD_INODE_SIZE + extra;
-	if (start + 4 > isz || le32(b + start) != EXT2_EXT_ATTR_MAGIC)
+	if (start + 4 > isz || e2sr_get_le32(b + start) != EXT2_EXT_ATTR_MAGIC)
 		return 0;
 	return walk_entries(fs, b, start + 4, isz, owner, refs);
 }
@@ -130,7 +120,7 @@ errcode_t e2sr_ea_refs_block(ext2_filsys fs, const void *block,
 {
 	const unsigned char *b = block;
 
-	if (le32(b) != EXT2_EXT_ATTR_MAGIC || le32(b + 8) != 1)
+	if (e2sr_get_le32(b) != EXT2_EXT_ATTR_MAGIC || e2sr_get_le32(b + 8) != 1)
 		return 0;
 	return walk_entries(fs, b, HEADER_SIZE, fs->blocksize, owner, refs);
 }
@@ -145,10 +135,10 @@ static __u32 fold(__u32 name_hash, __u32 value_hash)
 int e2sr_ea_ref_matches(const struct e2sr_ea_ref *ref, const void *record)
 {
 	const unsigned char *b = record;
-	__u32 flags = le32(b + offsetof(struct ext2_inode, i_flags));
-	__u32 hash = le32(b + offsetof(struct ext2_inode, i_atime));
-	__u64 size = le32(b + offsetof(struct ext2_inode, i_size)) |
-		     ((__u64)le32(b + offsetof(struct ext2_inode,
+	__u32 flags = e2sr_get_le32(b + offsetof(struct ext2_inode, i_flags));
+	__u32 hash = e2sr_get_le32(b + offsetof(struct ext2_inode, i_atime));
+	__u64 size = e2sr_get_le32(b + offsetof(struct ext2_inode, i_size)) |
+		     ((__u64)e2sr_get_le32(b + offsetof(struct ext2_inode,
 					       i_size_high)) << 32);
 
 	if (!(flags & EXT4_EA_INODE_FL) || size != ref->size)

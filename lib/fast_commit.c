@@ -18,6 +18,7 @@
 
 #include "e2secrmP.h"
 #include "fast_commit.h"
+#include "unaligned.h"
 
 static const char *const tag_names[] = {
 	[E2SR_FC_TAG_ADD_RANGE]	= "add_range",
@@ -37,23 +38,6 @@ const char *e2sr_fc_tag_name(unsigned int tag)
 	    !tag_names[tag])
 		return "?";
 	return tag_names[tag];
-}
-
-static __u32 le32(const unsigned char *p)
-{
-	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
-	       ((__u32)p[3] << 24);
-}
-
-static __u32 get_be32(const unsigned char *p)
-{
-	return ((__u32)p[0] << 24) | ((__u32)p[1] << 16) |
-	       ((__u32)p[2] << 8) | p[3];
-}
-
-static __u16 le16(const unsigned char *p)
-{
-	return (__u16)(p[0] | (p[1] << 8));
 }
 
 /* The least value length each tag needs. */
@@ -92,8 +76,8 @@ errcode_t e2sr_fc_parse_block(const void *block, unsigned int blocksize,
 	if (!b || !cb || blocksize > 65536)
 		return EXT2_ET_INVALID_ARGUMENT;
 	while (off + E2SR_FC_TL_SIZE <= blocksize) {
-		tag = le16(b + off);
-		len = le16(b + off + 2);
+		tag = e2sr_get_le16(b + off);
+		len = e2sr_get_le16(b + off + 2);
 		if (!tag || tag > E2SR_FC_TAG_HEAD)
 			break;
 		if (len > blocksize - off - E2SR_FC_TL_SIZE ||
@@ -107,37 +91,37 @@ errcode_t e2sr_fc_parse_block(const void *block, unsigned int blocksize,
 		r.len = len;
 		switch (tag) {
 		case E2SR_FC_TAG_ADD_RANGE:
-			r.ino = le32(v);
-			r.lblk = le32(v + 4);
-			r.count = le16(v + 8);
+			r.ino = e2sr_get_le32(v);
+			r.lblk = e2sr_get_le32(v + 4);
+			r.count = e2sr_get_le16(v + 8);
 			/* an unwritten extent's length is biased by 32768 */
 			if (r.count > 32768) {
 				r.count -= 32768;
 				r.flags |= E2SR_FC_UNWRITTEN;
 			}
-			r.pblk = ((blk64_t)le16(v + 10) << 32) | le32(v + 12);
+			r.pblk = ((blk64_t)e2sr_get_le16(v + 10) << 32) | e2sr_get_le32(v + 12);
 			break;
 		case E2SR_FC_TAG_DEL_RANGE:
-			r.ino = le32(v);
-			r.lblk = le32(v + 4);
-			r.count = le32(v + 8);
+			r.ino = e2sr_get_le32(v);
+			r.lblk = e2sr_get_le32(v + 4);
+			r.count = e2sr_get_le32(v + 8);
 			break;
 		case E2SR_FC_TAG_CREAT:
 		case E2SR_FC_TAG_LINK:
 		case E2SR_FC_TAG_UNLINK:
-			r.parent = le32(v);
-			r.ino = le32(v + 4);
+			r.parent = e2sr_get_le32(v);
+			r.ino = e2sr_get_le32(v + 4);
 			r.name_off = off + E2SR_FC_TL_SIZE + 8;
 			r.name_len = len - 8;
 			break;
 		case E2SR_FC_TAG_INODE:
-			r.ino = le32(v);
+			r.ino = e2sr_get_le32(v);
 			break;
 		case E2SR_FC_TAG_TAIL:
-			r.tid = le32(v);
+			r.tid = e2sr_get_le32(v);
 			break;
 		case E2SR_FC_TAG_HEAD:
-			r.tid = le32(v + 4);
+			r.tid = e2sr_get_le32(v + 4);
 			break;
 		default:
 			break;
@@ -187,7 +171,7 @@ errcode_t e2sr_fc_walk(struct e2sr_journal *j, struct e2sr_fcwalk *out)
 	 * area is there, holding what the last mount wrote.
 	 */
 	if (!fc && j->jsb.version == 2) {
-		fc = get_be32(j->sbuf +
+		fc = e2sr_get_be32(j->sbuf +
 			      offsetof(struct e2sr_jbd2_sb, s_num_fc_blks));
 		if (fc >= j->jsb.maxlen - j->jsb.first)
 			fc = 0;

@@ -31,6 +31,7 @@
 #include "e2secrmP.h"
 #include "crc32c.h"
 #include "fc_replay.h"
+#include "unaligned.h"
 
 #define TL_SIZE			E2SR_FC_TL_SIZE
 #define EXT_INIT_MAX		32768U		/* EXT_INIT_MAX_LEN */
@@ -52,17 +53,6 @@ struct fc_tag {
 	__u32			jblock;
 	unsigned int		index;		/* from the head, 0 first */
 };
-
-static __u16 get_le16(const unsigned char *p)
-{
-	return (__u16)(p[0] | (p[1] << 8));
-}
-
-static __u32 get_le32(const unsigned char *p)
-{
-	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
-	       ((__u32)p[3] << 24);
-}
 
 /* ext4_fc_value_len_isvalid() */
 static int value_len_ok(unsigned int tag, unsigned int len,
@@ -117,15 +107,15 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 		s->nr_commits = 0;
 		s->nr_ranges = 0;
 		/* No head in the first block: nothing was fast-committed. */
-		if (get_le16(b) != E2SR_FC_TAG_HEAD) {
+		if (e2sr_get_le16(b) != E2SR_FC_TAG_HEAD) {
 			s->stopped = 1;
 			return 0;
 		}
 	}
 	s->off++;
 	while (off + TL_SIZE <= blocksize) {
-		tag = get_le16(b + off);
-		len = get_le16(b + off + 2);
+		tag = e2sr_get_le16(b + off);
+		len = e2sr_get_le16(b + off + 2);
 		v = b + off + TL_SIZE;
 		if (len > blocksize - off - TL_SIZE ||
 		    !value_len_ok(tag, len, inode_size))
@@ -148,8 +138,8 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 			s->cur_tag++;
 			/* tl and fc_tid, not fc_crc */
 			s->crc = e2sr_crc32c_le(s->crc, b + off, TL_SIZE + 4);
-			if (get_le32(v) != s->expected_tid ||
-			    get_le32(v + 4) != s->crc) {
+			if (e2sr_get_le32(v) != s->expected_tid ||
+			    e2sr_get_le32(v + 4) != s->crc) {
 				s->crc = 0;
 				return stop_or_fail(s, E2SR_ERR_FC_CORRUPT);
 			}
@@ -160,11 +150,11 @@ errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 			s->crc = 0;
 			break;
 		case E2SR_FC_TAG_HEAD:
-			if (get_le32(v) & ~(__u32)E2SR_FC_SUPPORTED_FEATURES) {
+			if (e2sr_get_le32(v) & ~(__u32)E2SR_FC_SUPPORTED_FEATURES) {
 				s->stopped = 1;
 				return E2SR_ERR_FC_UNSUPPORTED;
 			}
-			if (get_le32(v + 4) != s->expected_tid) {
+			if (e2sr_get_le32(v + 4) != s->expected_tid) {
 				s->stopped = 1;
 				return 0;
 			}
@@ -540,11 +530,11 @@ static errcode_t tag_inode(struct replay *r, const struct fc_tag *t)
 {
 	const unsigned char *raw = t->val + 4;
 	unsigned int rlen = t->len - 4;
-	ext2_ino_t ino = get_le32(t->val);
+	ext2_ino_t ino = e2sr_get_le32(t->val);
 	struct ext2_inode old;
 	unsigned char *ib = r->ibuf;
-	__u16 mode = get_le16(raw + I_MODE);
-	__u32 flags = get_le32(raw + I_FLAGS);
+	__u16 mode = e2sr_get_le16(raw + I_MODE);
+	__u32 flags = e2sr_get_le32(raw + I_FLAGS);
 	blk64_t end;
 	errcode_t err;
 
@@ -559,7 +549,7 @@ static errcode_t tag_inode(struct replay *r, const struct fc_tag *t)
 		return refuse(r, E2SR_ERR_FC_UNSUPPORTED,
 			      "not extent-mapped", ino);
 	/* ext4_iget() of an inode without links fails the replay. */
-	if (!get_le16(raw + I_LINKS))
+	if (!e2sr_get_le16(raw + I_LINKS))
 		return refuse(r, E2SR_ERR_FC_CORRUPT,
 			      "logged without links", ino);
 	if (inode_live(r, ino, &old)) {
@@ -580,7 +570,7 @@ static errcode_t tag_inode(struct replay *r, const struct fc_tag *t)
 	/* The logged inode, but the block map is the one on disk. */
 	memcpy(ib, raw, I_BLOCK);
 	memcpy(ib + I_GENERATION, raw + I_GENERATION, rlen - I_GENERATION);
-	if (get_le16(ib + I_BLOCK) != EXT_MAGIC) {
+	if (e2sr_get_le16(ib + I_BLOCK) != EXT_MAGIC) {
 		memset(ib + I_BLOCK, 0, 12);
 		ib[I_BLOCK] = EXT_MAGIC & 0xff;
 		ib[I_BLOCK + 1] = EXT_MAGIC >> 8;
@@ -623,11 +613,11 @@ static errcode_t lookup_block(ext2_extent_handle_t h, blk64_t lblk,
 /* ext4_fc_replay_add_range() */
 static errcode_t tag_add_range(struct replay *r, const struct fc_tag *t)
 {
-	ext2_ino_t ino = get_le32(t->val);
-	__u32 lblk = get_le32(t->val + 4);
-	unsigned int elen = get_le16(t->val + 8);
-	blk64_t pblk = ((blk64_t)get_le16(t->val + 10) << 32) |
-		       get_le32(t->val + 12);
+	ext2_ino_t ino = e2sr_get_le32(t->val);
+	__u32 lblk = e2sr_get_le32(t->val + 4);
+	unsigned int elen = e2sr_get_le16(t->val + 8);
+	blk64_t pblk = ((blk64_t)e2sr_get_le16(t->val + 10) << 32) |
+		       e2sr_get_le32(t->val + 12);
 	int unwritten = elen > EXT_INIT_MAX;
 	__u32 len = unwritten ? elen - EXT_INIT_MAX : elen, i;
 	struct ext2_inode inode;
@@ -688,13 +678,13 @@ static void del_fn(struct replay *r, const struct ext2fs_extent *e,
 /* ext4_fc_replay_del_range() */
 static errcode_t tag_del_range(struct replay *r, const struct fc_tag *t)
 {
-	ext2_ino_t ino = get_le32(t->val);
+	ext2_ino_t ino = e2sr_get_le32(t->val);
 	struct del_priv d;
 	struct ext2_inode inode;
 	errcode_t err;
 
-	d.first = get_le32(t->val + 4);
-	d.end = d.first + get_le32(t->val + 8);
+	d.first = e2sr_get_le32(t->val + 4);
+	d.end = d.first + e2sr_get_le32(t->val + 8);
 	if (!inode_live(r, ino, &inode))
 		return 0;
 	if (!extent_mapped(&inode))
@@ -758,7 +748,7 @@ static errcode_t dentry_name(struct replay *r, const struct fc_tag *t,
 	    !strcmp(name, ".") || !strcmp(name, ".."))
 		return refuse(r, E2SR_ERR_FC_UNSUPPORTED,
 			      "name libext2fs cannot take",
-			      get_le32(t->val + 4));
+			      e2sr_get_le32(t->val + 4));
 	return 0;
 }
 
@@ -830,7 +820,7 @@ static errcode_t set_links(struct replay *r, ext2_ino_t ino, int delta,
 static errcode_t tag_link(struct replay *r, const struct fc_tag *t,
 			  int create)
 {
-	ext2_ino_t dir = get_le32(t->val), ino = get_le32(t->val + 4);
+	ext2_ino_t dir = e2sr_get_le32(t->val), ino = e2sr_get_le32(t->val + 4);
 	char name[NAME_MAX_LEN + 1];
 	struct ext2_inode inode, d;
 	errcode_t err;
@@ -873,7 +863,7 @@ static errcode_t tag_link(struct replay *r, const struct fc_tag *t,
 /* ext4_fc_replay_unlink(): __ext4_unlink() during a replay */
 static errcode_t tag_unlink(struct replay *r, const struct fc_tag *t)
 {
-	ext2_ino_t dir = get_le32(t->val), ino = get_le32(t->val + 4);
+	ext2_ino_t dir = e2sr_get_le32(t->val), ino = e2sr_get_le32(t->val + 4);
 	char name[NAME_MAX_LEN + 1];
 	struct ext2_inode inode, d;
 	ext2_ino_t found;
@@ -1030,8 +1020,8 @@ static errcode_t for_each_tag(struct replay *r, tag_fn fn)
 			return err;
 		off = 0;
 		while (off + TL_SIZE <= bs && n < s->nr_tags) {
-			t.tag = get_le16(r->block + off);
-			len = get_le16(r->block + off + 2);
+			t.tag = e2sr_get_le16(r->block + off);
+			len = e2sr_get_le16(r->block + off + 2);
 			if (len > bs - off - TL_SIZE ||
 			    !value_len_ok(t.tag, len, r->isize)) {
 				snprintf(r->detail, r->dlen,
@@ -1069,18 +1059,18 @@ static errcode_t check_tag(struct replay *r, const struct fc_tag *t)
 
 	switch (t->tag) {
 	case E2SR_FC_TAG_ADD_RANGE:
-		lblk = get_le32(t->val + 4);
-		elen = get_le16(t->val + 8);
+		lblk = e2sr_get_le32(t->val + 4);
+		elen = e2sr_get_le16(t->val + 8);
 		len = elen > EXT_INIT_MAX ? elen - EXT_INIT_MAX : elen;
-		pblk = ((blk64_t)get_le16(t->val + 10) << 32) |
-		       get_le32(t->val + 12);
+		pblk = ((blk64_t)e2sr_get_le16(t->val + 10) << 32) |
+		       e2sr_get_le32(t->val + 12);
 		if (!len)
 			return 0;
 		if ((__u64)lblk + len > 0xffffffffULL ||
 		    !data_range_ok(r, pblk, len))
 			return refuse(r, E2SR_ERR_FC_CORRUPT,
 				      "maps blocks outside the data area",
-				      get_le32(t->val));
+				      e2sr_get_le32(t->val));
 		if (e2sr_array_room(&r->regions, &r->aregions,
 				    r->nregions + 1, sizeof(*r->regions)))
 			return EXT2_ET_NO_MEMORY;

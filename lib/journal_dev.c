@@ -20,6 +20,7 @@
 #include "e2secrmP.h"
 #include "crc32c.h"
 #include "journal.h"
+#include "unaligned.h"
 
 /* The largest run one read asks for. */
 #define JOURNAL_WINDOW_BYTES	(1024 * 1024)
@@ -392,14 +393,6 @@ errcode_t e2sr_journal_block(struct e2sr_journal *j, __u32 jblock,
 	return 0;
 }
 
-static void put_be32(unsigned char *p, __u32 v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
 /*
  * Rewrite the journal superblock as recovery leaves it; with CSUM_V2/V3
  * its checksum is recomputed over the first 1024 bytes.
@@ -411,13 +404,13 @@ errcode_t e2sr_journal_write_sb(struct e2sr_journal *j, __u32 sequence,
 	__u32 crc;
 	errcode_t err;
 
-	put_be32(p + JSB_OFF(s_sequence), sequence);
-	put_be32(p + JSB_OFF(s_start), start);
-	put_be32(p + JSB_OFF(s_errno), (__u32)errno_val);
+	e2sr_put_be32(p + JSB_OFF(s_sequence), sequence);
+	e2sr_put_be32(p + JSB_OFF(s_start), start);
+	e2sr_put_be32(p + JSB_OFF(s_errno), (__u32)errno_val);
 	if (j->jsb.csum_version) {
-		put_be32(p + JSB_OFF(s_checksum), 0);
+		e2sr_put_be32(p + JSB_OFF(s_checksum), 0);
 		crc = e2sr_crc32c_le(~0U, p, E2SR_JBD2_SB_SIZE);
-		put_be32(p + JSB_OFF(s_checksum), crc);
+		e2sr_put_be32(p + JSB_OFF(s_checksum), crc);
 	}
 	err = io_channel_write_blk64(j->io,
 				     j->external ?

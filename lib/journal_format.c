@@ -18,6 +18,7 @@
 #include "e2secrmP.h"
 #include "crc32c.h"
 #include "jbd2.h"
+#include "unaligned.h"
 
 /* The offsets the code relies on, checked against the documented ones. */
 _Static_assert(sizeof(struct e2sr_jbd2_header) == 12, "jbd2 header");
@@ -41,27 +42,6 @@ _Static_assert(offsetof(struct e2sr_jbd2_commit_header, h_commit_nsec) == 0x38,
 #define CH_OFF(f)	offsetof(struct e2sr_jbd2_commit_header, f)
 #define HDR_SIZE	sizeof(struct e2sr_jbd2_header)
 #define REVOKE_HDR_SIZE	sizeof(struct e2sr_jbd2_revoke_header)
-
-static __u32 get_be32(const unsigned char *p)
-{
-	__u32 v;
-
-	memcpy(&v, p, sizeof(v));
-	return ext2fs_be32_to_cpu(v);
-}
-
-static __u16 get_be16(const unsigned char *p)
-{
-	__u16 v;
-
-	memcpy(&v, p, sizeof(v));
-	return ext2fs_be16_to_cpu(v);
-}
-
-static __u64 get_be64(const unsigned char *p)
-{
-	return ((__u64)get_be32(p) << 32) | get_be32(p + 4);
-}
 
 /* crc32c of a block with the 4 bytes at @hole taken as zero. */
 static __u32 csum_with_hole(__u32 seed, const unsigned char *p, size_t len,
@@ -91,11 +71,11 @@ errcode_t e2sr_jsb_parse(const void *buf, size_t len,
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (len < E2SR_JBD2_SB_SIZE)
 		return E2SR_ERR_JOURNAL_BAD_SB;
-	if (get_be32(p + SB_OFF(s_header.h_magic)) != E2SR_JBD2_MAGIC)
+	if (e2sr_get_be32(p + SB_OFF(s_header.h_magic)) != E2SR_JBD2_MAGIC)
 		return E2SR_ERR_JOURNAL_BAD_SB;
 
 	memset(&j, 0, sizeof(j));
-	type = get_be32(p + SB_OFF(s_header.h_blocktype));
+	type = e2sr_get_be32(p + SB_OFF(s_header.h_blocktype));
 	if (type == E2SR_JBD2_SUPERBLOCK_V1)
 		j.version = 1;
 	else if (type == E2SR_JBD2_SUPERBLOCK_V2)
@@ -103,7 +83,7 @@ errcode_t e2sr_jsb_parse(const void *buf, size_t len,
 	else
 		return E2SR_ERR_JOURNAL_BAD_SB;
 
-	j.blocksize = get_be32(p + SB_OFF(s_blocksize));
+	j.blocksize = e2sr_get_be32(p + SB_OFF(s_blocksize));
 	if (j.blocksize < E2SR_JBD2_MIN_BLOCKSIZE ||
 	    j.blocksize > E2SR_JBD2_MAX_BLOCKSIZE ||
 	    (j.blocksize & (j.blocksize - 1)))
@@ -111,25 +91,25 @@ errcode_t e2sr_jsb_parse(const void *buf, size_t len,
 	if (expect_blocksize && j.blocksize != expect_blocksize)
 		return E2SR_ERR_JOURNAL_BAD_SB;
 
-	j.maxlen = get_be32(p + SB_OFF(s_maxlen));
-	j.first = get_be32(p + SB_OFF(s_first));
+	j.maxlen = e2sr_get_be32(p + SB_OFF(s_maxlen));
+	j.first = e2sr_get_be32(p + SB_OFF(s_first));
 	if (j.maxlen < E2SR_JBD2_MIN_BLOCKS)
 		return E2SR_ERR_JOURNAL_BAD_SB;
 	if (j.first < 1 || j.first >= j.maxlen)
 		return E2SR_ERR_JOURNAL_BAD_SB;
-	j.sequence = get_be32(p + SB_OFF(s_sequence));
-	j.start = get_be32(p + SB_OFF(s_start));
-	j.errno_val = (__s32)get_be32(p + SB_OFF(s_errno));
+	j.sequence = e2sr_get_be32(p + SB_OFF(s_sequence));
+	j.start = e2sr_get_be32(p + SB_OFF(s_start));
+	j.errno_val = (__s32)e2sr_get_be32(p + SB_OFF(s_errno));
 
 	/* A v1 superblock has no features: the fields are not its own. */
 	if (j.version == 2) {
-		j.compat = get_be32(p + SB_OFF(s_feature_compat));
-		j.incompat = get_be32(p + SB_OFF(s_feature_incompat));
-		j.ro_compat = get_be32(p + SB_OFF(s_feature_ro_compat));
+		j.compat = e2sr_get_be32(p + SB_OFF(s_feature_compat));
+		j.incompat = e2sr_get_be32(p + SB_OFF(s_feature_incompat));
+		j.ro_compat = e2sr_get_be32(p + SB_OFF(s_feature_ro_compat));
 		memcpy(j.uuid, p + SB_OFF(s_uuid), sizeof(j.uuid));
-		j.nr_users = get_be32(p + SB_OFF(s_nr_users));
+		j.nr_users = e2sr_get_be32(p + SB_OFF(s_nr_users));
 		j.checksum_type = p[SB_OFF(s_checksum_type)];
-		j.checksum = get_be32(p + SB_OFF(s_checksum));
+		j.checksum = e2sr_get_be32(p + SB_OFF(s_checksum));
 		if (j.nr_users > E2SR_JBD2_USERS_MAX)
 			return E2SR_ERR_JOURNAL_BAD_SB;
 	}
@@ -159,7 +139,7 @@ errcode_t e2sr_jsb_parse(const void *buf, size_t len,
 	/* The fast-commit area takes the end of the journal. */
 	j.last = j.maxlen;
 	if (j.incompat & E2SR_JBD2_INCOMPAT_FAST_COMMIT) {
-		fc = get_be32(p + SB_OFF(s_num_fc_blks));
+		fc = e2sr_get_be32(p + SB_OFF(s_num_fc_blks));
 		if (!fc)
 			fc = E2SR_JBD2_FC_DEFAULT_BLOCKS;
 		/* As jbd2: the log keeps at least the minimum journal. */
@@ -195,12 +175,12 @@ errcode_t e2sr_jblock_header(const struct e2sr_jsb *jsb, const void *block,
 
 	if (!jsb || !p)
 		return EXT2_ET_INVALID_ARGUMENT;
-	if (get_be32(p) != E2SR_JBD2_MAGIC)
+	if (e2sr_get_be32(p) != E2SR_JBD2_MAGIC)
 		return E2SR_ERR_JOURNAL_BAD_BLOCK;
 	if (blocktype)
-		*blocktype = get_be32(p + 4);
+		*blocktype = e2sr_get_be32(p + 4);
 	if (sequence)
-		*sequence = get_be32(p + 8);
+		*sequence = e2sr_get_be32(p + 8);
 	return 0;
 }
 
@@ -221,7 +201,7 @@ static errcode_t typed_block(const struct e2sr_jsb *jsb,
 		size_t hole = jsb->blocksize - jsb->tail_bytes;
 
 		*csum_ok = csum_with_hole(jsb->csum_seed, p, jsb->blocksize,
-					  hole) == get_be32(p + hole);
+					  hole) == e2sr_get_be32(p + hole);
 	}
 	return 0;
 }
@@ -247,17 +227,17 @@ errcode_t e2sr_jdesc_tags(const struct e2sr_jsb *jsb, const void *block,
 	for (;;) {
 		if (off + jsb->tag_bytes > end)
 			return E2SR_ERR_JOURNAL_BAD_TAGS; /* no LAST_TAG */
-		blk = get_be32(p + off);
+		blk = e2sr_get_be32(p + off);
 		if (jsb->csum_version == 3) {
-			flags = get_be32(p + off + 4);
-			csum = get_be32(p + off + 12);
+			flags = e2sr_get_be32(p + off + 4);
+			csum = e2sr_get_be32(p + off + 12);
 			if (jsb->incompat & E2SR_JBD2_INCOMPAT_64BIT)
-				blk |= (blk64_t)get_be32(p + off + 8) << 32;
+				blk |= (blk64_t)e2sr_get_be32(p + off + 8) << 32;
 		} else {
-			csum = get_be16(p + off + 4);
-			flags = get_be16(p + off + 6);
+			csum = e2sr_get_be16(p + off + 4);
+			flags = e2sr_get_be16(p + off + 6);
 			if (jsb->incompat & E2SR_JBD2_INCOMPAT_64BIT)
-				blk |= (blk64_t)get_be32(p + off + 8) << 32;
+				blk |= (blk64_t)e2sr_get_be32(p + off + 8) << 32;
 		}
 		next = off + jsb->tag_bytes;
 		if (!(flags & E2SR_JBD2_FLAG_SAME_UUID))
@@ -317,7 +297,7 @@ errcode_t e2sr_jrevoke_records(const struct e2sr_jsb *jsb, const void *block,
 		return err;
 
 	/* r_count is the bytes in use, the 16-byte header included. */
-	count = get_be32(p + HDR_SIZE);
+	count = e2sr_get_be32(p + HDR_SIZE);
 	if (count < REVOKE_HDR_SIZE ||
 	    count > jsb->blocksize - jsb->tail_bytes ||
 	    (count - REVOKE_HDR_SIZE) % jsb->record_bytes)
@@ -325,9 +305,9 @@ errcode_t e2sr_jrevoke_records(const struct e2sr_jsb *jsb, const void *block,
 	for (off = REVOKE_HDR_SIZE; off + jsb->record_bytes <= count;
 	     off += jsb->record_bytes) {
 		if (jsb->record_bytes == 8)
-			blk = get_be64(p + off);
+			blk = e2sr_get_be64(p + off);
 		else
-			blk = get_be32(p + off);
+			blk = e2sr_get_be32(p + off);
 		err = cb(priv, blk, index++);
 		if (err)
 			return err;
@@ -352,9 +332,9 @@ errcode_t e2sr_jcommit_check(const struct e2sr_jsb *jsb, const void *block,
 		return E2SR_ERR_JOURNAL_BAD_BLOCK;
 	c.chksum_type = p[CH_OFF(h_chksum_type)];
 	c.chksum_size = p[CH_OFF(h_chksum_size)];
-	c.chksum = get_be32(p + CH_OFF(h_chksum));
-	c.commit_sec = get_be64(p + CH_OFF(h_commit_sec));
-	c.commit_nsec = get_be32(p + CH_OFF(h_commit_nsec));
+	c.chksum = e2sr_get_be32(p + CH_OFF(h_chksum));
+	c.commit_sec = e2sr_get_be64(p + CH_OFF(h_commit_sec));
+	c.commit_nsec = e2sr_get_be32(p + CH_OFF(h_commit_nsec));
 	*out = c;
 
 	if (jsb->csum_version) {
@@ -402,14 +382,14 @@ errcode_t e2sr_jdesc_tags_replay(const struct e2sr_jsb *jsb,
 		return EXT2_ET_INVALID_ARGUMENT;
 	end = jsb->blocksize - jsb->tail_bytes;
 	while (off + jsb->tag_bytes <= end) {
-		blk = get_be32(p + off);
+		blk = e2sr_get_be32(p + off);
 		if (jsb->incompat & E2SR_JBD2_INCOMPAT_64BIT)
-			blk |= (blk64_t)get_be32(p + off + 8) << 32;
-		flags = get_be16(p + off + 6);
+			blk |= (blk64_t)e2sr_get_be32(p + off + 8) << 32;
+		flags = e2sr_get_be16(p + off + 6);
 		if (jsb->csum_version == 3)
-			csum = get_be32(p + off + 12);
+			csum = e2sr_get_be32(p + off + 12);
 		else
-			csum = get_be16(p + off + 4);
+			csum = e2sr_get_be16(p + off + 4);
 		err = cb(priv, blk, flags, csum, index++);
 		if (err)
 			return err;
@@ -432,7 +412,7 @@ int e2sr_jblock_tail_ok(const struct e2sr_jsb *jsb, const void *block)
 		return 1;
 	hole = jsb->blocksize - jsb->tail_bytes;
 	return csum_with_hole(jsb->csum_seed, p, jsb->blocksize, hole) ==
-	       get_be32(p + hole);
+	       e2sr_get_be32(p + hole);
 }
 
 /*
@@ -452,13 +432,13 @@ errcode_t e2sr_jrevoke_records_replay(const struct e2sr_jsb *jsb,
 
 	if (!jsb || !p || !cb)
 		return EXT2_ET_INVALID_ARGUMENT;
-	count = get_be32(p + HDR_SIZE);
+	count = e2sr_get_be32(p + HDR_SIZE);
 	if (count > jsb->blocksize - jsb->tail_bytes)
 		return E2SR_ERR_JOURNAL_BAD_REVOKE;
 	for (off = REVOKE_HDR_SIZE; off + jsb->record_bytes <= count;
 	     off += jsb->record_bytes) {
-		err = cb(priv, jsb->record_bytes == 8 ? get_be64(p + off) :
-			 get_be32(p + off), index++);
+		err = cb(priv, jsb->record_bytes == 8 ? e2sr_get_be64(p + off) :
+			 e2sr_get_be32(p + off), index++);
 		if (err)
 			return err;
 	}

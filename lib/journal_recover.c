@@ -25,6 +25,7 @@
 
 #include "e2secrmP.h"
 #include "journal.h"
+#include "unaligned.h"
 
 /* The most distinct revoked blocks tracked: 16 bytes each. */
 #define MAX_REVOKES		(1UL << 24)
@@ -78,17 +79,6 @@ static int tid_gt(__u32 x, __u32 y)
 static int tid_geq(__u32 x, __u32 y)
 {
 	return (__s32)(x - y) >= 0;
-}
-
-static __u32 get_be32(const unsigned char *p)
-{
-	return ((__u32)p[0] << 24) | ((__u32)p[1] << 16) |
-	       ((__u32)p[2] << 8) | p[3];
-}
-
-static __u64 get_be64(const unsigned char *p)
-{
-	return ((__u64)get_be32(p) << 32) | get_be32(p + 4);
 }
 
 static __u32 ring_next(const struct e2sr_jsb *jsb, __u32 pos, __u32 n)
@@ -284,10 +274,10 @@ static errcode_t do_pass(struct recover *r, enum pass pass)
 			return err;
 		used++;
 		pos = ring_next(jsb, pos, 1);
-		if (get_be32(b) != E2SR_JBD2_MAGIC)
+		if (e2sr_get_be32(b) != E2SR_JBD2_MAGIC)
 			break;
-		type = get_be32(b + 4);
-		seq = get_be32(b + 8);
+		type = e2sr_get_be32(b + 4);
+		seq = e2sr_get_be32(b + 8);
 		if (seq != next_seq)
 			break;
 
@@ -334,7 +324,7 @@ static errcode_t do_pass(struct recover *r, enum pass pass)
 			continue;
 
 		case E2SR_JBD2_COMMIT_BLOCK:
-			commit_time = get_be64(b + COMMIT_OFF_SEC);
+			commit_time = e2sr_get_be64(b + COMMIT_OFF_SEC);
 			if (need_check_commit_time) {
 				/* A stale block of the same journal: bad. */
 				if (commit_time >= last_commit_time) {
@@ -346,7 +336,7 @@ static errcode_t do_pass(struct recover *r, enum pass pass)
 				goto done;	/* of an older journal */
 			}
 			if (pass == PASS_SCAN && v1) {
-				found = get_be32(b + COMMIT_OFF_CHKSUM);
+				found = e2sr_get_be32(b + COMMIT_OFF_CHKSUM);
 				if (r->end_set) {
 					r->rec->failed_commit = r->end_seq;
 					goto done;
