@@ -24,31 +24,6 @@ static struct {
 
 #define BAR_WIDTH	30
 
-static const char *stage_label(enum e2sr_stage stage)
-{
-	switch (stage) {
-	case E2SR_STAGE_SCAN:
-		return "Scanning inodes";
-	case E2SR_STAGE_WIPE_BLOCKS:
-		return "Wiping freed blocks";
-	case E2SR_STAGE_SCRUB_INODES:
-		return "Scrubbing inode records";
-	case E2SR_STAGE_NAMES:
-		return "Wiping removed names";
-	case E2SR_STAGE_JOURNAL:
-		return "Wiping journal copies";
-	case E2SR_STAGE_FREE:
-		return "Wiping all free blocks";
-	case E2SR_STAGE_UNWRITTEN:
-		return "Zeroing unwritten extents";
-	case E2SR_STAGE_FREE_INODES:
-		return "Scrubbing free inodes";
-	case E2SR_STAGE_SCAN_ITABLES:
-		return "Reading inode tables";
-	}
-	return "";
-}
-
 /*
  * The terminal bar, as e2fsck -C 0 draws it: the stage, a bar of '='
  * and the percentage, redrawn in place; a new stage starts a new line.
@@ -65,7 +40,7 @@ static void bar_line(enum e2sr_stage stage, int percent)
 	memset(bar + fill, ' ', BAR_WIDTH - fill);
 	bar[BAR_WIDTH] = 0;
 	n = snprintf(line, sizeof(line), "\r%s: %-26s |%s| %3d%%",
-		     prog.device, stage_label(stage), bar, percent);
+		     prog.device, e2sr_stage_label(stage), bar, percent);
 	prog.active = 1;
 	if (n > 0 && write(1, line, n) < 0)
 		return;

@@ -257,10 +257,7 @@ static void journal_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 	int desc;
 
 	for (i = 0; i < plan->journal_count; i = end) {
-		for (end = i + 1; end < plan->journal_count &&
-		     plan->journal[end].jblock == plan->journal[i].jblock;
-		     end++)
-			;
+		end = e2sr_jplan_block_end(plan, i);
 		if (!plan->journal[i].len)
 			continue;
 		for (; i < end; i++) {
@@ -524,4 +521,25 @@ const char *e2sr_why_key(int why)
 	if (why < 0 || why >= E2SR_WHY_COUNT || !keys[why])
 		return "unknown";
 	return keys[why];
+}
+
+/* What the progress line says of each stage (e2fsck -C's words). */
+const char *e2sr_stage_label(enum e2sr_stage stage)
+{
+	static const char *const labels[] = {
+		[E2SR_STAGE_SCAN] = "Scanning inodes",
+		[E2SR_STAGE_WIPE_BLOCKS] = "Wiping freed blocks",
+		[E2SR_STAGE_SCRUB_INODES] = "Scrubbing inode records",
+		[E2SR_STAGE_NAMES] = "Wiping removed names",
+		[E2SR_STAGE_JOURNAL] = "Wiping journal copies",
+		[E2SR_STAGE_FREE] = "Wiping all free blocks",
+		[E2SR_STAGE_UNWRITTEN] = "Zeroing unwritten extents",
+		[E2SR_STAGE_FREE_INODES] = "Scrubbing free inodes",
+		[E2SR_STAGE_SCAN_ITABLES] = "Reading inode tables",
+	};
+
+	if ((unsigned int)stage >= sizeof(labels) / sizeof(labels[0]) ||
+	    !labels[stage])
+		return "";
+	return labels[stage];
 }

@@ -30,6 +30,7 @@
 #include "fast_commit.h"
 #include "crc32c.h"
 #include "name_set.h"
+#include "unaligned.h"
 
 /* Bits of the low 16 bits of the secure-delete inode numbers. */
 #define INO_FILTER_BYTES	8192
@@ -146,6 +147,20 @@ static errcode_t plan_jblock(struct e2sr_plan *plan, __u32 jblock,
 }
 
 /* Copies of every block any map of a secure-delete file names. */
+/*
+ * Past the last entry of the sorted plan that is for the same journal
+ * block as entry @i: a block's whole and partial entries are adjacent.
+ */
+size_t e2sr_jplan_block_end(const struct e2sr_plan *plan, size_t i)
+{
+	size_t end;
+
+	for (end = i + 1; end < plan->journal_count &&
+	     plan->journal[end].jblock == plan->journal[i].jblock; end++)
+		;
+	return end;
+}
+
 static errcode_t plan_map_copies(struct jplan *p)
 {
 	struct e2sr_ctx *ctx = p->ctx;
@@ -180,12 +195,6 @@ static errcode_t plan_map_copies(struct jplan *p)
 	return 0;
 }
 
-static __u32 le32(const unsigned char *p)
-{
-	return (__u32)p[0] | ((__u32)p[1] << 8) | ((__u32)p[2] << 16) |
-	       ((__u32)p[3] << 24);
-}
-
 /* A name the kernel could have written: no NUL, no slash. */
 static int valid_name(const unsigned char *name, unsigned int len)
 {
@@ -206,14 +215,14 @@ static unsigned int next_secure_entry(const struct jplan *p,
 
 	for (; off + 8 < bs; off += 4) {
 		/* The filter first: nearly every word of a copy misses it. */
-		if (!filter_hit(p, le32(b + off)))
+		if (!filter_hit(p, e2sr_get_le32(b + off)))
 			continue;
 		rec_len = b[off + 4] | (b[off + 5] << 8);
 		name_len = b[off + 6];
 		if (!name_len || rec_len < 12 || (rec_len & 3) ||
 		    8 + name_len > rec_len || off + 8 + name_len > bs)
 			continue;
-		if (is_secure_ino(p, le32(b + off)) &&
+		if (is_secure_ino(p, e2sr_get_le32(b + off)) &&
 		    valid_name(b + off + 8, name_len))
 			return off;
 	}
@@ -397,7 +406,7 @@ static errcode_t itable_names(struct e2sr_ctx *ctx, __u32 jblock,
 	for (slot = 0; slot + isz <= bs; slot += isz) {
 		r = b + slot;
 		if (((r[0] | (r[1] << 8)) & 0170000) != 0040000 ||
-		    !(le32(r + 32) & EXT4_INLINE_DATA_FL))
+		    !(e2sr_get_le32(r + 32) & EXT4_INLINE_DATA_FL))
 			continue;
 		err = fn(ctx, jblock, b, slot + 44, slot + 100, 0, priv);
 		if (err)
@@ -491,7 +500,7 @@ static errcode_t block_names(struct e2sr_ctx *ctx, __u32 jblock,
 			err = add_name(nf->blob, nf->blob_len,
 				       &nf->blob_alloc, b + off + 8, name_len);
 		if (!err)
-			err = add_name_copy(ctx, jblock, le32(b + off), off,
+			err = add_name_copy(ctx, jblock, e2sr_get_le32(b + off), off,
 					    name_len);
 	}
 	return err;
@@ -629,7 +638,7 @@ static int bytes_hit(void *priv, unsigned int off, unsigned int len)
 	const unsigned char *h;
 	unsigned int rec_len;
 
-	if (off >= 8 && le32(bp->b + off - 8)) {
+	if (off >= 8 && e2sr_get_le32(bp->b + off - 8)) {
 		h = bp->b + off - 8;
 		rec_len = h[4] | (h[5] << 8);
 		if (h[6] == len && rec_len >= 8 + len && !(rec_len & 3))
@@ -667,7 +676,7 @@ static errcode_t name_bytes_in(struct e2sr_ctx *ctx, __u32 jblock,
 		rec_len = b[off + 4] | (b[off + 5] << 8);
 		if (to >= 65536 && (rec_len == 65535 || !rec_len))
 			rec_len = 65536;
-		used = le32(b + off) ? 8 + ((b[off + 6] + 3U) & ~3U) : 8;
+		used = e2sr_get_le32(b + off) ? 8 + ((b[off + 6] + 3U) & ~3U) : 8;
 		if (used < rec_len)
 			e2sr_name_set_scan(set, b, off + used, off + rec_len,
 					   4, bytes_hit, &bp);
@@ -852,10 +861,7 @@ static errcode_t whole_if_emptied(struct e2sr_ctx *ctx)
 	if (err)
 		return err;
 	for (i = 0; i < plan->journal_count; i = end) {
-		for (end = i + 1; end < plan->journal_count &&
-		     plan->journal[end].jblock == plan->journal[i].jblock;
-		     end++)
-			;
+		end = e2sr_jplan_block_end(plan, i);
 		if (!plan->journal[i].len)
 			continue;
 		err = e2sr_journal_block(ctx->journal,
@@ -926,10 +932,7 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	sort_unique(plan, jsb);
 	plan->journal_blocks = plan->journal_parts = 0;
 	for (i = n = 0; i < plan->journal_count; i = end) {
-		for (end = i + 1; end < plan->journal_count &&
-		     plan->journal[end].jblock == plan->journal[i].jblock;
-		     end++)
-			;
+		end = e2sr_jplan_block_end(plan, i);
 		if (plan->journal[i].len) {
 			err = settle_parts(ctx, i, end, n, &kept);
 			if (err)

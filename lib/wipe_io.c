@@ -597,10 +597,7 @@ static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, blk64_t *done)
 	if (err)
 		return err;
 	for (i = 0; !err && i < plan->journal_count; i = end) {
-		for (end = i + 1; end < plan->journal_count &&
-		     plan->journal[end].jblock == plan->journal[i].jblock;
-		     end++)
-			;
+		end = e2sr_jplan_block_end(plan, i);
 		if (!plan->journal[i].len)
 			continue;
 		if (e2sr_cancelled(ctx)) {

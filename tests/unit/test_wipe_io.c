@@ -96,27 +96,36 @@ static blk64_t removed_file(struct testimg *t)
 	return pblk;
 }
 
-static void test_refuse_allocated(void **state)
+/* A live file "live" of two blocks, and its first block. */
+static ext2_ino_t live_file(struct testimg *t, struct e2sr_ctx **ctx,
+			    blk64_t *first)
 {
-	struct testimg *t = *state;
-	struct e2sr_ctx *ctx;
 	char host[PATH_MAX], script[2 * PATH_MAX + 32];
-	ext2_ino_t ino;
 	struct ext2_inode inode;
-	blk64_t live = 0, itable, free_blk;
+	ext2_ino_t ino;
 
-	assert_int_equal(testimg_mkfs(t, NULL), 0);
 	assert_int_equal(testimg_make_file(t, "live", 2 * BS, 5), 0);
 	assert_int_equal(testimg_path(t, "live", host, sizeof(host)), 0);
 	snprintf(script, sizeof(script), "write %s live\n", host);
 	assert_int_equal(testimg_debugfs(t, script), 0);
 
-	ctx = open_img_live(t->img, 0);
-	assert_int_equal(ext2fs_namei(ctx->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
-				      "live", &ino), 0);
-	assert_int_equal(ext2fs_read_inode(ctx->fs, ino, &inode), 0);
-	assert_int_equal(ext2fs_bmap2(ctx->fs, ino, &inode, NULL, 0, 0, NULL,
-				      &live), 0);
+	*ctx = open_img_live(t->img, 0);
+	assert_int_equal(ext2fs_namei((*ctx)->fs, EXT2_ROOT_INO,
+				      EXT2_ROOT_INO, "live", &ino), 0);
+	assert_int_equal(ext2fs_read_inode((*ctx)->fs, ino, &inode), 0);
+	assert_int_equal(ext2fs_bmap2((*ctx)->fs, ino, &inode, NULL, 0, 0,
+				      NULL, first), 0);
+	return ino;
+}
+
+static void test_refuse_allocated(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+	blk64_t live = 0, itable, free_blk;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	live_file(t, &ctx, &live);
 	itable = ext2fs_inode_table_loc(ctx->fs, 0);
 
 	/* The filesystem's own metadata is refused before the bitmap. */
@@ -341,7 +350,6 @@ static void test_wipe_bitmap(void **state)
 static void test_guards(void **state)
 {
 	struct testimg *t = *state;
-	char host[PATH_MAX], script[2 * PATH_MAX + 32];
 	struct ext2_inode inode;
 	struct e2sr_ctx *ctx;
 	ext2_ino_t live, gone = 0;
@@ -349,17 +357,7 @@ static void test_guards(void **state)
 
 	assert_int_equal(testimg_mkfs(t, NULL), 0);
 	freed = removed_file(t);
-	assert_int_equal(testimg_make_file(t, "live", 2 * BS, 5), 0);
-	assert_int_equal(testimg_path(t, "live", host, sizeof(host)), 0);
-	snprintf(script, sizeof(script), "write %s live\n", host);
-	assert_int_equal(testimg_debugfs(t, script), 0);
-
-	ctx = open_img_live(t->img, 0);
-	assert_int_equal(ext2fs_namei(ctx->fs, EXT2_ROOT_INO, EXT2_ROOT_INO,
-				      "live", &live), 0);
-	assert_int_equal(ext2fs_read_inode(ctx->fs, live, &inode), 0);
-	assert_int_equal(ext2fs_bmap2(ctx->fs, live, &inode, NULL, 0, 0, NULL,
-				      &fileblk), 0);
+	live = live_file(t, &ctx, &fileblk);
 	assert_int_equal(ext2fs_read_inode(ctx->fs, EXT2_ROOT_INO, &inode), 0);
 	assert_int_equal(ext2fs_bmap2(ctx->fs, EXT2_ROOT_INO, &inode, NULL, 0,
 				      0, NULL, &dirblk), 0);
