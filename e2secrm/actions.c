@@ -81,8 +81,14 @@ static void print_one(const struct e2sr_action *a)
 	printf("  %s (%s):", kind_key(a), e2sr_why_key(a->why));
 	switch (a->kind) {
 	case E2SR_KIND_NAMES:
-		printf(" directory %u block #%" PRIu64 " bytes %u-%u",
-		       a->ino, (uint64_t)a->blk, a->off, a->off + a->len - 1);
+		printf(" directory %u block #%" PRIu64, a->ino,
+		       (uint64_t)a->blk);
+		/* An entry loses its inode, name length and name. */
+		if (a->why == E2SR_WHY_NAME_BYTES)
+			printf(" bytes %u-%u", a->off, a->off + a->len - 1);
+		else
+			printf(" entry at byte %u (name of %u bytes)", a->off,
+			       a->len);
 		break;
 	case E2SR_KIND_RECORDS:
 	case E2SR_KIND_FREE_RECORDS:
