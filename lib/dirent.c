@@ -58,6 +58,8 @@ struct name_walk {
 	struct e2sr_plan	*plan;
 	__u32			part;		/* ordinal of the block read */
 	size_t			dir_first;	/* plan->names of this dir */
+	size_t			entry_end;	/* its entry pass's end */
+	size_t			wiped;		/* as_wiped()'s cursor */
 	size_t			next;		/* writing: the next planned */
 };
 
@@ -272,16 +274,15 @@ static int zero_hit(void *priv, unsigned int off, unsigned int len)
  */
 static void as_wiped(struct name_walk *w)
 {
-	const struct e2sr_plan *plan = w->plan;
-	size_t i;
+	const struct e2sr_action *a = w->plan->names;
 
-	for (i = w->dir_first; i < plan->name_count; i++) {
-		const struct e2sr_action *a = &plan->names[i];
-
-		if (a->blk == w->part && a->why != E2SR_WHY_NAME_BYTES)
-			zero_entry((struct ext2_dir_entry *)(w->block +
-							     a->off));
-	}
+	/* The entry pass's actions ascend by block, as the slack pass. */
+	while (w->wiped < w->entry_end && a[w->wiped].blk < w->part)
+		w->wiped++;
+	for (; w->wiped < w->entry_end && a[w->wiped].blk == w->part;
+	     w->wiped++)
+		zero_entry((struct ext2_dir_entry *)(w->block +
+						     a[w->wiped].off));
 }
 
 /* The metadata_csum tail of a directory block: not an entry's slack. */
@@ -404,6 +405,8 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	err = ext2fs_dir_iterate2(fs, dir, flags, NULL, visit_entry, w);
 	if (!err)
 		err = w->err;
+	w->entry_end = w->plan->name_count;
+	w->wiped = w->dir_first;
 	if (err || (inode.i_flags & EXT4_INLINE_DATA_FL) || !w->jblob_len)
 		return err;
 	return scan_slack(w, dir);

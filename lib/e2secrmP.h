@@ -124,6 +124,7 @@ errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count);
 errcode_t e2sr_wipe_journal_place(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
+int e2sr_record_free(const struct e2sr_ctx *ctx, ext2_ino_t ino);
 errcode_t e2sr_wipe_check_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 				 int write);
 errcode_t e2sr_wipe_check_dir(struct e2sr_ctx *ctx, ext2_ino_t dir,

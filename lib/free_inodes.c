@@ -82,20 +82,6 @@ static int cmp_ino(const void *a, const void *b)
 }
 
 /*
- * Whether the record of @ino is one --free-inodes may rewrite: free by
- * both sources, its bit clear and no live entry naming it.
- */
-static int record_free(const struct e2sr_ctx *ctx, ext2_ino_t ino)
-{
-	ext2_filsys fs = ctx->fs;
-
-	return ino >= EXT2_FIRST_INODE(fs->super) &&
-	       ino <= fs->super->s_inodes_count &&
-	       !ext2fs_test_inode_bitmap2(fs->inode_map, ino) &&
-	       !e2sr_live_inode(ctx, ino);
-}
-
-/*
  * What the plan holds of this kind, kept here (ctx->plan.kind_data):
  * the free records with residue, sorted, and the runs of table blocks
  * that hold them.
@@ -190,7 +176,7 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 		for (i = 0; i < per_block; i++) {
 			idx = (off + b) * per_block + i;
 			ino = group * ipg + idx + 1;
-			if (idx >= ipg || !record_free(ctx, ino))
+			if (idx >= ipg || !e2sr_record_free(ctx, ino))
 				continue;
 			rec = (struct ext2_inode_large *)
 			      (buf + (b * per_block + i) * isize);

@@ -66,6 +66,21 @@ static errcode_t writable(const struct e2sr_ctx *ctx)
 }
 
 /*
+ * Whether the record of @ino may be rewritten: a number of this
+ * filesystem past the reserved ones, free by both sources (its bit
+ * clear, no live entry naming it).
+ */
+int e2sr_record_free(const struct e2sr_ctx *ctx, ext2_ino_t ino)
+{
+	ext2_filsys fs = ctx->fs;
+
+	return ino >= EXT2_FIRST_INODE(fs->super) &&
+	       ino <= fs->super->s_inodes_count &&
+	       !ext2fs_test_inode_bitmap2(fs->inode_map, ino) &&
+	       !e2sr_live_inode(ctx, ino);
+}
+
+/*
  * A record to scrub: not a reserved one, and free by both sources (its
  * bit clear, no live entry naming it).  @write: just before the write,
  * which the handle must allow.
@@ -80,9 +95,7 @@ errcode_t e2sr_wipe_check_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 		return err;
 	if (!ino || ino > fs->super->s_inodes_count)
 		return EXT2_ET_BAD_INODE_NUM;
-	if (ino < EXT2_FIRST_INODE(fs->super) ||
-	    ext2fs_test_inode_bitmap2(fs->inode_map, ino) ||
-	    e2sr_live_inode(ctx, ino)) {
+	if (!e2sr_record_free(ctx, ino)) {
 		snprintf(ctx->detail, sizeof(ctx->detail), "inode %u", ino);
 		return E2SR_ERR_INODE_IN_USE;
 	}
