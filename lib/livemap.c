@@ -63,6 +63,7 @@ struct live_walk {
 	int			dir;		/* collect its blocks' names */
 	blk64_t			run_pblk;	/* data blocks, not yet */
 	blk64_t			run_len;	/* claimed */
+	__u64			next_lblk;	/* end of the last extent */
 };
 
 static errcode_t disagree(struct e2sr_ctx *ctx, const char *fmt, ...)
@@ -267,10 +268,23 @@ static errcode_t add_block(struct live_walk *w, blk64_t blk)
 	return err;
 }
 
+/*
+ * Leaf extents must come in logical order, none empty, none overlapping
+ * or running past 2^32, as the kernel's ext4_valid_extent_entries()
+ * demands: libext2fs' block iterator walks a map that breaks this past
+ * the extent's end, so a block it lists would be nobody's here.
+ */
 static errcode_t leaf_extent(struct live_walk *w, const struct ext2fs_extent *e)
 {
 	errcode_t err;
 
+	if (!e->e_len || e->e_lblk < w->next_lblk ||
+	    e->e_lblk + e->e_len > (1ULL << 32))
+		return disagree(w->ctx, "extent at logical block %llu of "
+				"inode %u is empty, out of order or "
+				"overlapping", (unsigned long long)e->e_lblk,
+				w->ino);
+	w->next_lblk = e->e_lblk + e->e_len;
 	if (e->e_flags & EXT2_EXTENT_FLAGS_UNINIT) {
 		err = claim(w, e->e_pblk, e->e_len, 0);
 		if (!err && e->e_len)
