@@ -78,6 +78,15 @@ rec_get() {
 	echo "${v:-0}"
 }
 
+# Cumulative executions of target @1 in the README's last row for it, 0
+# when none: where a campaign on a new machine (no work record) starts
+# from, since the tree's corpus carries the earlier campaigns' work.
+readme_total() {
+	awk -F'|' -v t="$1" '$4 ~ "^ *" t " *$" { n = $9 }
+		END { gsub(/ /, "", n); print (n ~ /^[0-9]+$/) ? n : 0 }' \
+		"$readme" 2>/dev/null || echo 0
+}
+
 # Appends table row @1 to the Campaigns table of the README, making the
 # section at the end of the file if it is not there yet.
 readme_row() {
@@ -200,6 +209,7 @@ for bin in "$@"; do
 
 	# The record, and the README row.
 	rec=$work/record
+	[ -f "$rec" ] || echo "executions $(readme_total "$name")" >"$rec"
 	total=$(( $(rec_get "$rec" executions) + ${execs:-0} ))
 	{
 		echo "campaigns $(( $(rec_get "$rec" campaigns) + 1 ))"
