@@ -71,6 +71,22 @@ static int cmp_ino(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A directory's name actions: by block, its entries before its bytes. */
+static int cmp_name_action(const void *a, const void *b)
+{
+	const struct e2sr_action *x = a, *y = b;
+	int xb = x->why == E2SR_WHY_NAME_BYTES;
+	int yb = y->why == E2SR_WHY_NAME_BYTES;
+
+	if (x->blk != y->blk)
+		return x->blk < y->blk ? -1 : 1;
+	if (xb != yb)
+		return xb - yb;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->len < y->len ? -1 : x->len > y->len;
+}
+
 static void name_walk_free(struct name_walk *w)
 {
 	ext2fs_free_mem(&w->inos);
@@ -194,7 +210,7 @@ static int take_name(struct name_walk *w, int why, ext2_ino_t owner,
 	return 1;
 }
 
-/* Zero a removed entry's name (and inode): the rec_len chain stays. */
+/* Plan zeroing a removed entry's name (and inode): the rec_len chain stays. */
 static int wipe_name(struct name_walk *w, struct ext2_dir_entry *dirent,
 		     int offset, int blocksize, char *buf, int why,
 		     ext2_ino_t owner)
@@ -206,11 +222,47 @@ static int wipe_name(struct name_walk *w, struct ext2_dir_entry *dirent,
 	/* The iterator checked the header; never write past the block. */
 	if (offset + 8 + len > blocksize)
 		return 0;
-	if (!take_name(w, why, owner, offset, len,
-		       e2sr_crc32c_le(~0U, dirent, 8 + len)))
-		return w->err ? DIRENT_ABORT : 0;
-	zero_entry(dirent);
-	return DIRENT_CHANGED;
+	take_name(w, why, owner, offset, len,
+		  e2sr_crc32c_le(~0U, dirent, 8 + len));
+	return w->err ? DIRENT_ABORT : 0;
+}
+
+/*
+ * Writing: zero the entries planned in part @w->part of the directory,
+ * held in @buf, each only if its bytes are still as planned.  They are
+ * taken from the plan, not found again: libext2fs finds removed entries
+ * by the lengths of those before them, so a walk over a block whose
+ * entries it has zeroed would meet others than the plan did.  Returns
+ * whether @buf changed; a planned entry not as planned is
+ * E2SR_ERR_CHANGED in @w->err.
+ */
+static int apply_entries(struct name_walk *w, char *buf, unsigned int size)
+{
+	const struct e2sr_action *a;
+	struct ext2_dir_entry *de;
+	int changed = 0;
+
+	for (; w->next < w->plan->name_count; w->next++) {
+		a = &w->plan->names[w->next];
+		if (a->ino != w->dir || a->blk != w->part ||
+		    a->why == E2SR_WHY_NAME_BYTES)
+			break;
+		de = (struct ext2_dir_entry *)(buf + a->off);
+		if (a->off + 8 + a->len > size ||
+		    (__u32)ext2fs_dirent_name_len(de) != a->len ||
+		    e2sr_crc32c_le(~0U, de, 8 + a->len) != a->crc) {
+			snprintf(w->ctx->detail, sizeof(w->ctx->detail),
+				 "directory %u: a planned name is not as "
+				 "planned", w->dir);
+			w->err = E2SR_ERR_CHANGED;
+			break;
+		}
+		zero_entry(de);
+		w->found++;
+		e2sr_action_done(w->ctx, a);
+		changed = 1;
+	}
+	return changed;
 }
 
 static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
@@ -224,6 +276,12 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	/* Every block's (or inline part's) first entry is at offset 0. */
 	if (!offset)
 		w->part++;
+	/* Writing (inline directories only): the plan, once per part. */
+	if (w->write) {
+		if (offset || !apply_entries(w, buf, blocksize))
+			return w->err ? DIRENT_ABORT : 0;
+		return DIRENT_CHANGED | (w->err ? DIRENT_ABORT : 0);
+	}
 	if (!dirent->inode) {
 		/* Whose it was only a journal copy can say. */
 		if (e2sr_name_in(w->jnames, w->jname_count, dirent->name,
@@ -323,7 +381,11 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		return 0;
 	if (!w->write)
 		as_wiped(w);
-	while (off + 8 <= bs) {
+	else
+		apply_entries(w, w->block, bs);
+	if (w->err)
+		return BLOCK_ABORT;
+	while (w->jblob_len && off + 8 <= bs) {
 		de = (struct ext2_dir_entry *)(w->block + off);
 		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
 		    rec_len > bs - off || (rec_len & 3) ||
@@ -402,6 +464,12 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	 */
 	if (inode.i_flags & EXT4_INLINE_DATA_FL)
 		flags |= DIRENT_FLAG_INCLUDE_INLINE_DATA;
+	/*
+	 * Writing a directory of blocks, one pass zeroes a block's planned
+	 * entries and then its planned name bytes, and writes it once.
+	 */
+	if (w->write && !(inode.i_flags & EXT4_INLINE_DATA_FL))
+		return scan_slack(w, dir);
 	err = ext2fs_dir_iterate2(fs, dir, flags, NULL, visit_entry, w);
 	if (!err)
 		err = w->err;
@@ -409,7 +477,13 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	w->wiped = w->dir_first;
 	if (err || (inode.i_flags & EXT4_INLINE_DATA_FL) || !w->jblob_len)
 		return err;
-	return scan_slack(w, dir);
+	err = scan_slack(w, dir);
+	/* In the order the wipe writes: block by block, entries first. */
+	if (!err && w->plan->name_count > w->dir_first)
+		qsort(w->plan->names + w->dir_first,
+		      w->plan->name_count - w->dir_first,
+		      sizeof(*w->plan->names), cmp_name_action);
+	return err;
 }
 
 static errcode_t add_name_dir(struct e2sr_plan *plan, ext2_ino_t dir)
