@@ -314,6 +314,8 @@ struct e2sr_livemap {
 	ext2fs_inode_bitmap	unwritten_inodes; /* live files with */
 						/* unwritten extents */
 	blk64_t			referenced;	/* blocks claimed by inodes */
+	ext2_ino_t		linked_free;	/* first record with links */
+						/* whose bit is clear, or 0 */
 	int			complete;
 };
 

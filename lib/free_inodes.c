@@ -312,6 +312,9 @@ static errcode_t free_records_plan(struct e2sr_ctx *ctx)
 
 	if (!(ctx->opts.sanitize & E2SR_FREE_INODES))
 		return 0;
+	err = e2sr_livemap_free_proven(ctx);
+	if (err)
+		return err;
 	free_plan_free(plan->kind_data[E2SR_KIND_FREE_RECORDS]);
 	plan->kind_data[E2SR_KIND_FREE_RECORDS] = NULL;
 	err = ext2fs_get_memzero(sizeof(struct free_plan),

@@ -502,9 +502,19 @@ errcode_t e2sr_livemap_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	blk64_t ea;
 	errcode_t err = 0;
 
-	if (!ino || ino > fs->super->s_inodes_count ||
-	    !ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+	if (!ino || ino > fs->super->s_inodes_count)
 		return 0;
+	if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino)) {
+		/*
+		 * e2fsck keeps a record with links whatever its bit says
+		 * (pass 1): free space and free records cannot be proven
+		 * while one exists (e2sr_livemap_free_proven).
+		 */
+		if (inode && in->i_links_count && in->i_mode &&
+		    !ctx->live.linked_free && !csum_bad)
+			ctx->live.linked_free = ino;
+		return 0;
+	}
 	if (!inode)
 		return disagree(ctx, "inode %u is in use but its record "
 				"cannot be read", ino);
@@ -936,6 +946,21 @@ int e2sr_live_dir_block(const struct e2sr_ctx *ctx, ext2_ino_t dir,
 	r = bsearch(&blk, lm->dirruns, lm->dirrun_count, sizeof(*r),
 		    cmp_dirrun_blk);
 	return r && r->dir == dir;
+}
+
+/*
+ * Before planning what writes free space or free records (--all-free,
+ * --all-free-if-lost, --free-inodes): no record that e2fsck would keep
+ * (links, a mode) may have its bit clear, or its blocks and itself
+ * would be taken for free.  E2SR_ERR_LIVE_FREE when one does.
+ */
+errcode_t e2sr_livemap_free_proven(struct e2sr_ctx *ctx)
+{
+	if (!ctx->live.linked_free)
+		return 0;
+	snprintf(ctx->detail, sizeof(ctx->detail), "inode %u is linked but "
+		 "free in the inode bitmap", ctx->live.linked_free);
+	return E2SR_ERR_LIVE_FREE;
 }
 
 /* Whether a live entry names @ino, or the names are not known. */

@@ -191,6 +191,9 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	    ((ctx->opts.sanitize & E2SR_FREE_IF_LOST) &&
 	     (plan->unrecoverable || e2sr_coverage_pending(ctx) ||
 	      ctx->coverage.how == E2SR_COVER_GAP))) {
+		err = e2sr_livemap_free_proven(ctx);
+		if (err)
+			return err;
 		plan->free_all = 1;
 		plan->free_count = e2sr_free_count(ctx);
 	}

@@ -166,6 +166,30 @@ cp "$C" "$T/c2.img"
 echo "freei lost+found" | dfs "$T/c2.img"
 refused "lost+found marked free" "$T/c2.img" \
 	"inode 11 named by directory 2 is marked free"
+# An unnamed record with links whose bit is clear: e2fsck keeps it and
+# reconnects it.  The modes that write free space or free records refuse;
+# the others leave it, its record and its blocks as they were.
+cp "$C" "$T/c3.img"
+printf 'unlink lost+found/found\nfreei <%s>\n' "$cino" | dfs "$T/c3.img"
+for b in $(debugfs -R "blocks <$cino>" "$T/c3.img" 2>/dev/null); do
+	echo "freeb $b"
+done | dfs "$T/c3.img"
+MODES="all inodes sanitize" refused "unnamed record with links, bit clear" \
+	"$T/c3.img" "inode $cino is linked but free in the inode bitmap"
+before=$(debugfs -R "cat <$cino>" "$T/c3.img" 2>/dev/null | sha256sum)
+for m in n y yf; do
+	cp "$T/c3.img" "$T/run.img"
+	# shellcheck disable=SC2046
+	run_e2secrm $(mode_args "$m") "$T/run.img" </dev/null
+	after=$(debugfs -R "cat <$cino>" "$T/run.img" 2>/dev/null | sha256sum)
+	if [ $((rc & 8)) != 0 ] || [ "$after" != "$before" ]; then
+		fail "livemap: unnamed record with links ($(mode_args "$m"))" \
+			"exit $rc, contents kept: $([ "$after" = "$before" ] &&
+			echo yes || echo no)"
+	else
+		pass "livemap: unnamed record with links ($(mode_args "$m"))"
+	fi
+done
 
 # --- (d) a replayed transaction writes the bitmaps -------------------------
 # The bitmaps as mke2fs left them (stale: the files made since are not in
