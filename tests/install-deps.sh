@@ -18,3 +18,38 @@ if [ -n "$missing" ]; then
 	apt-get update -qq
 	apt-get install -y -qq $missing
 fi
+
+# Another project's corrupt and odd images, for t_foreign: e2fsprogs' own
+# test images (tests/*/image.gz), from the source package of the
+# e2fsprogs installed.  Debian's archive serves sources only with a
+# deb-src entry: one is added for the archive the machine already uses.
+foreign=${E2SECRM_FOREIGN_DIR:-/var/cache/e2secrm-tests/e2fsprogs}
+if [ ! -f "$foreign/.complete" ]; then
+	tmp=$(mktemp -d)
+	if ! (cd "$tmp" && apt-get source -qq --download-only e2fsprogs) \
+		>/dev/null 2>&1; then
+		src=/etc/apt/sources.list.d/debian.sources
+		if [ -f "$src" ]; then
+			sed 's/^Types: deb$/Types: deb-src/' "$src" \
+				>/etc/apt/sources.list.d/e2secrm-deb-src.sources
+		elif [ -f /etc/apt/sources.list ]; then
+			sed -n 's/^deb \(.*debian.*\)/deb-src \1/p' \
+				/etc/apt/sources.list \
+				>/etc/apt/sources.list.d/e2secrm-deb-src.list
+		fi
+		apt-get update -qq
+		(cd "$tmp" && apt-get source -qq --download-only e2fsprogs) \
+			>/dev/null 2>&1 ||
+			echo "install-deps: e2fsprogs source not found:" \
+			     "t_foreign will be skipped" >&2
+	fi
+	for t in "$tmp"/e2fsprogs_*.orig.tar.*; do
+		case $t in *.asc) continue ;; esac
+		[ -f "$t" ] || continue
+		mkdir -p "$foreign"
+		tar -xf "$t" -C "$foreign" --strip-components=1 \
+			--wildcards '*/tests/*/image*' &&
+			touch "$foreign/.complete"
+	done
+	rm -rf "$tmp"
+fi

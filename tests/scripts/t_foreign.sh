@@ -1,0 +1,140 @@
+# t_foreign.sh --- another project's corrupt and odd images: e2fsprogs'
+# own test images (tests/*/image.gz and image.bz2 of its source package,
+# which tests/install-deps.sh unpacks into $E2SECRM_FOREIGN_DIR).  This
+# project made none of them, so they hold damage its own corpus does not
+# think of.
+#
+# Each image runs twice, -f given (many are marked not clean):
+#
+#   shipped  as it is, with --all-free --free-inodes: every free block
+#            and record is written, so a block or record taken for free
+#            that is not shows;
+#   flagged  every record that ever held a file made +s
+#            (e2secrm-fstool flag), default mode: every deleted file's
+#            blocks, names, records and journal copies are wiped, every
+#            live one's kept.
+#
+# And is judged by what a user would check:
+#
+#   - -n writes nothing and exits 0, 4 or 8;
+#   - -n and -y agree on refusing (exit bit 8), and on finding nothing
+#     (exit 0);
+#   - a refused -y wrote nothing and named the image in its message;
+#   - otherwise -y exits 0, 1, 4 or 5, and e2fsck -fy makes the same
+#     tree of the image before and after it (every name reached from the
+#     root, its mode, size and link target, every mapped block as it
+#     reads: e2secrm-fstool tree; nothing live was lost, whatever the
+#     damage); in the default mode, a second -y has nothing left to
+#     wipe (no exit bit 1): what the first planned, it wrote.
+#
+# No status >= 124 (a hang or a crash).  One PASS or FAIL per image and
+# run; the whole is skipped, as skipped, when the images are not there.
+. "$(dirname "$0")/../lib.sh"
+
+FOREIGN=${E2SECRM_FOREIGN_DIR:-/var/cache/e2secrm-tests/e2fsprogs}
+FSTOOL=${E2SECRM_FSTOOL:-$(dirname "$E2SECRM")/../tests/e2secrm-fstool}
+
+if [ ! -f "$FOREIGN/.complete" ]; then
+	skip foreign "e2fsprogs' test images not in $FOREIGN (install-deps.sh)"
+	exit 0
+fi
+if [ ! -x "$FSTOOL" ]; then
+	fail foreign "no $FSTOOL (make check builds it)"
+	exit 0
+fi
+
+W=$T/w
+mkdir -p "$W"
+
+# unpack SRC DST: the image of one e2fsprogs test.
+unpack() {
+	case $1 in
+	*.gz)	gzip -dc "$1" >"$2" ;;
+	*.bz2)	bzip2 -dc "$1" >"$2" ;;
+	esac
+}
+
+# tree IMG OUT: what a user reads of IMG once e2fsck -fy has repaired it.
+tree() {
+	timeout 120 e2fsck -fy "$1" >/dev/null 2>&1
+	timeout 120 "$FSTOOL" tree "$1" >"$2" 2>&1
+	echo "exit $?" >>"$2"
+}
+
+# judge NAME ORIG OPTIONS...: one image, one run, one verdict.
+judge() {
+	name=$1 orig=$2
+	shift 2
+	s0=$(sha "$orig")
+	cp "$orig" "$W/n.img"
+	timeout 60 "$E2SECRM" -f -n "$@" "$W/n.img" >"$W/n.out" 2>&1
+	rn=$?
+	cp "$orig" "$W/y.img"
+	timeout 60 "$E2SECRM" -f -y "$@" "$W/y.img" >"$W/y.out" 2>&1
+	ry=$?
+	if [ "$rn" -ge 124 ] || [ "$ry" -ge 124 ]; then
+		fail "$name" "hang or crash: -n exit $rn, -y exit $ry"
+		return
+	fi
+	if [ "$(sha "$W/n.img")" != "$s0" ]; then
+		fail "$name" "-n wrote to the image"
+		return
+	fi
+	case $rn in 0|4|8) ;; *)
+		fail "$name" "-n exit $rn"; return ;;
+	esac
+	if [ $((rn & 8)) -ne $((ry & 8)) ]; then
+		fail "$name" "-n exit $rn but -y exit $ry: refusals differ"
+		return
+	fi
+	if [ $((ry & 8)) -ne 0 ]; then
+		if [ "$(sha "$W/y.img")" != "$s0" ]; then
+			fail "$name" "-y refused (exit $ry) but wrote"
+		elif ! grep -q "$W/y.img" "$W/y.out"; then
+			fail "$name" "-y refused without naming the image"
+		else
+			pass "$name"
+		fi
+		return
+	fi
+	case $ry in 0|1|4|5) ;; *)
+		fail "$name" "-y exit $ry"; return ;;
+	esac
+	# -n found nothing exactly when -y found nothing.
+	if [ $((rn == 0)) -ne $((ry == 0)) ]; then
+		fail "$name" "-n exit $rn but -y exit $ry"
+		return
+	fi
+	if [ $# -eq 0 ]; then
+		cp "$W/y.img" "$W/again.img"
+		timeout 60 "$E2SECRM" -f -y "$W/again.img" >"$W/again.out" 2>&1
+		ra=$?
+		if [ "$ra" -ge 124 ] || [ $((ra & 1)) -ne 0 ]; then
+			fail "$name" "a second -y exit $ra: $(head -c 300 "$W/again.out")"
+			return
+		fi
+	fi
+	cp "$orig" "$W/r.img"
+	tree "$W/r.img" "$W/before"
+	tree "$W/y.img" "$W/after"
+	if ! diff "$W/before" "$W/after" >"$W/diff" 2>&1; then
+		fail "$name" "e2fsck -fy's tree differs after -y (exit $ry): $(head -c 300 "$W/diff")"
+		return
+	fi
+	pass "$name"
+}
+
+n=0
+for src in "$FOREIGN"/tests/*/image.gz "$FOREIGN"/tests/*/image.bz2; do
+	[ -f "$src" ] || continue
+	test=$(basename "$(dirname "$src")")
+	unpack "$src" "$W/orig.img" || continue
+	judge "foreign $test shipped" "$W/orig.img" --all-free --free-inodes
+	if "$FSTOOL" flag "$W/orig.img" >/dev/null 2>&1; then
+		judge "foreign $test flagged" "$W/orig.img"
+	fi
+	n=$((n + 1))
+done
+if [ "$n" -lt 100 ]; then
+	fail foreign "only $n images in $FOREIGN"
+fi
