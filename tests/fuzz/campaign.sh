@@ -202,8 +202,14 @@ for bin in "$@"; do
 	elif [ -n "$min_edges" ] && [ -n "$tree_edges" ] &&
 	     [ "$min_edges" -gt "$tree_edges" ]; then
 		# Only from a clean campaign: the corpus goes into CI.
-		rm -rf "$seeds"
-		cp -r "$work/min" "$seeds" || exit 1
+		# Copied whole before the old one goes: a full disk must not
+		# leave the tree without its corpus.
+		rm -rf "$seeds.new"
+		if ! cp -r "$work/min" "$seeds.new"; then
+			rm -rf "$seeds.new"
+			exit 1
+		fi
+		rm -rf "$seeds" && mv "$seeds.new" "$seeds" || exit 1
 		echo "$name: corpus grew: commit tests/fuzz/corpus/$name"
 	fi
 
