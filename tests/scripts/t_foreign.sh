@@ -4,7 +4,7 @@
 # project made none of them, so they hold damage its own corpus does not
 # think of.
 #
-# Each image runs twice, -f given (many are marked not clean):
+# Each image runs three times, -f given (many are marked not clean):
 #
 #   shipped  as it is, with --all-free --free-inodes: every free block
 #            and record is written, so a block or record taken for free
@@ -12,7 +12,9 @@
 #   flagged  every record that ever held a file made +s
 #            (e2secrm-fstool flag), default mode: every deleted file's
 #            blocks, names, records and journal copies are wiped, every
-#            live one's kept.
+#            live one's kept;
+#   sanitize flagged again, with --sanitize: the disposal mode, every
+#            free block and record, all the journal, all directory slack.
 #
 # And is judged by what a user would check:
 #
@@ -132,6 +134,7 @@ for src in "$FOREIGN"/tests/*/image.gz "$FOREIGN"/tests/*/image.bz2; do
 	judge "foreign $test shipped" "$W/orig.img" --all-free --free-inodes
 	if "$FSTOOL" flag "$W/orig.img" >/dev/null 2>&1; then
 		judge "foreign $test flagged" "$W/orig.img"
+		judge "foreign $test flagged sanitize" "$W/orig.img" --sanitize
 	fi
 	n=$((n + 1))
 done
