@@ -316,6 +316,8 @@ struct e2sr_livemap {
 	blk64_t			referenced;	/* blocks claimed by inodes */
 	ext2_ino_t		linked_free;	/* first record with links */
 						/* whose bit is clear, or 0 */
+	ext2fs_block_bitmap	linked_blocks;	/* what such records map */
+	int			linked_unknown;	/* one's map unreadable */
 	int			complete;
 };
 

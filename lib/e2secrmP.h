@@ -48,6 +48,8 @@ int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 int e2sr_live_inode(const struct e2sr_ctx *ctx, ext2_ino_t ino);
 errcode_t e2sr_livemap_free_proven(struct e2sr_ctx *ctx);
+errcode_t e2sr_livemap_linked_check(struct e2sr_ctx *ctx,
+				    ext2fs_block_bitmap planned);
 int e2sr_live_dir_block(const struct e2sr_ctx *ctx, ext2_ino_t dir,
 			blk64_t blk);
 int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,

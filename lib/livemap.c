@@ -99,6 +99,8 @@ void e2sr_livemap_free(struct e2sr_livemap *lm)
 		ext2fs_free_inode_bitmap(lm->residue_dirs);
 	if (lm->unwritten_inodes)
 		ext2fs_free_inode_bitmap(lm->unwritten_inodes);
+	if (lm->linked_blocks)
+		ext2fs_free_block_bitmap(lm->linked_blocks);
 	ext2fs_free_mem(&lm->dirruns);
 	ext2fs_free_mem(&lm->inline_dirs);
 	ext2fs_free_mem(&lm->buf);
@@ -488,6 +490,62 @@ errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx)
 	return 0;
 }
 
+static int note_linked_block(ext2_filsys fs, blk64_t *blocknr,
+			     e2_blkcnt_t blockcnt EXT2FS_ATTR((unused)),
+			     blk64_t ref_blk EXT2FS_ATTR((unused)),
+			     int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct e2sr_livemap *lm = priv;
+
+	if (*blocknr < fs->super->s_first_data_block ||
+	    *blocknr >= ext2fs_blocks_count(fs->super)) {
+		lm->linked_unknown = 1;
+		return BLOCK_ABORT;
+	}
+	ext2fs_mark_block_bitmap2(lm->linked_blocks, *blocknr);
+	return 0;
+}
+
+/*
+ * A record with links whose bit is clear: e2fsck would keep it, so what
+ * it maps is kept out of every plan (e2sr_livemap_linked_check).  Its
+ * map is read through libext2fs, as e2fsck would; one it cannot read
+ * makes every freed block unprovable.
+ */
+static errcode_t note_linked_free(struct e2sr_ctx *ctx, ext2_ino_t ino,
+				  struct ext2_inode *in)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_livemap *lm = &ctx->live;
+	blk64_t ea = ext2fs_file_acl_block(fs, in);
+	errcode_t err;
+
+	if (!lm->linked_free)
+		lm->linked_free = ino;
+	if (!lm->linked_blocks) {
+		err = ext2fs_allocate_block_bitmap(fs, "blocks of linked "
+						   "free records",
+						   &lm->linked_blocks);
+		if (err)
+			return err;
+	}
+	if (ea && ea >= fs->super->s_first_data_block &&
+	    ea < ext2fs_blocks_count(fs->super))
+		ext2fs_mark_block_bitmap2(lm->linked_blocks, ea);
+	else if (ea)
+		lm->linked_unknown = 1;
+	if (!ext2fs_inode_has_valid_blocks2(fs, in) ||
+	    (in->i_flags & EXT4_INLINE_DATA_FL))
+		return 0;
+	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
+				    note_linked_block, lm);
+	if (err == EXT2_ET_NO_MEMORY)
+		return err;
+	if (err)
+		lm->linked_unknown = 1;
+	return 0;
+}
+
 /*
  * One inode of the scan.  In use is what e2fsck calls in use: its bit is
  * set.  @csum_bad: the record failed its checksum, so its map is not to
@@ -510,9 +568,8 @@ errcode_t e2sr_livemap_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
 		 * (pass 1): free space and free records cannot be proven
 		 * while one exists (e2sr_livemap_free_proven).
 		 */
-		if (inode && in->i_links_count && in->i_mode &&
-		    !ctx->live.linked_free && !csum_bad)
-			ctx->live.linked_free = ino;
+		if (inode && in->i_links_count && in->i_mode && !csum_bad)
+			return note_linked_free(ctx, ino, in);
 		return 0;
 	}
 	if (!inode)
@@ -946,6 +1003,38 @@ int e2sr_live_dir_block(const struct e2sr_ctx *ctx, ext2_ino_t dir,
 	r = bsearch(&blk, lm->dirruns, lm->dirrun_count, sizeof(*r),
 		    cmp_dirrun_blk);
 	return r && r->dir == dir;
+}
+
+/*
+ * The plan's freed blocks, checked against what records with links
+ * whose bit is clear map: E2SR_ERR_LIVE_FREE if one is among them.
+ */
+errcode_t e2sr_livemap_linked_check(struct e2sr_ctx *ctx,
+				    ext2fs_block_bitmap planned)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_livemap *lm = &ctx->live;
+	blk64_t s = fs->super->s_first_data_block, e, at;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+
+	if (!lm->linked_free || !planned)
+		return 0;
+	while (e2sr_next_run(planned, 1, &s, last, &e)) {
+		if (lm->linked_unknown) {
+			at = s;
+		} else if (!lm->linked_blocks ||
+			   ext2fs_find_first_set_block_bitmap2(lm->linked_blocks,
+							       s, e - 1, &at)) {
+			s = e;
+			continue;
+		}
+		snprintf(ctx->detail, sizeof(ctx->detail), "block %llu, to be "
+			 "wiped, may belong to inode %u, linked but free in "
+			 "the inode bitmap", (unsigned long long)at,
+			 lm->linked_free);
+		return E2SR_ERR_LIVE_FREE;
+	}
+	return 0;
 }
 
 /*

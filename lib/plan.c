@@ -207,7 +207,12 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	plan->meta_count = e2sr_bitmap_count(plan->meta_blocks,
 				     fs->super->s_first_data_block,
 				     ext2fs_blocks_count(fs->super) - 1);
-	err = e2sr_plan_journal(ctx);
+	/* Nothing e2fsck would give back to a file is wiped as freed. */
+	err = e2sr_livemap_linked_check(ctx, plan->data_blocks);
+	if (!err)
+		err = e2sr_livemap_linked_check(ctx, plan->meta_blocks);
+	if (!err)
+		err = e2sr_plan_journal(ctx);
 	/* Then the kinds that plan on their own, in table order. */
 	for (k = 0; !err && k < E2SR_KIND_COUNT; k++)
 		if (e2sr_kinds[k]->plan)

@@ -191,6 +191,30 @@ for m in n y yf; do
 	fi
 done
 
+# A deleted +s file, and a record with links whose bit is clear mapping
+# the same blocks (a copy of its record: the bitmap lost the file that
+# had them since).  e2fsck would give them to that record: every mode
+# refuses to wipe them.
+E=$T/e.img
+mkimg "$E" 16M -t ext4 -b 1024
+printf 'write %s keep\nwrite %s sec\nsif sec flags 0x80001\n' \
+	"$T/keep" "$T/keep" | dfs "$E"
+# The other record: one e2fsck reads (below the group's unused mark).
+printf 'write %s other\nrm other\n' "$T/keep" | dfs "$E"
+eino=$(inode_of "$E" sec)
+bino=$((eino + 1))
+eblocks=$(debugfs -R "blocks sec" "$E" 2>/dev/null)
+{
+	echo "unlink sec"
+	echo "copy_inode <$eino> <$bino>"
+	echo "sif <$eino> links_count 0"
+	echo "sif <$eino> dtime 1700000000"
+	echo "freei <$eino>"
+	for b in $eblocks; do echo "freeb $b"; done
+} | dfs "$E"
+refused "deleted +s blocks a linked free record maps" "$E" \
+	"inode $bino.* linked but free in the inode bitmap"
+
 # --- (d) a replayed transaction writes the bitmaps -------------------------
 # The bitmaps as mke2fs left them (stale: the files made since are not in
 # them), or zeros, logged to group 0's bitmap blocks; needs_recovery.
