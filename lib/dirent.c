@@ -34,14 +34,10 @@
 #include "name_set.h"
 #include "crc32c.h"
 
-struct ino_ref {
-	ext2_ino_t		ino;
-	size_t			idx;		/* in ctx->inv.files */
-};
-
 struct name_walk {
 	struct e2sr_ctx		*ctx;
-	struct ino_ref		*inos;		/* sorted inventory numbers */
+	struct e2sr_ino_set	set;		/* inventory numbers, with */
+						/* their index in inv.files */
 	size_t			count;
 	int			write;		/* zero them, or only count */
 	int			htree;		/* directory has an index */
@@ -63,14 +59,6 @@ struct name_walk {
 	size_t			next;		/* writing: the next planned */
 };
 
-static int cmp_ino(const void *a, const void *b)
-{
-	ext2_ino_t x = ((const struct ino_ref *)a)->ino;
-	ext2_ino_t y = ((const struct ino_ref *)b)->ino;
-
-	return x < y ? -1 : x > y;
-}
-
 /* A directory's name actions: by block, its entries before its bytes. */
 static int cmp_name_action(const void *a, const void *b)
 {
@@ -89,7 +77,7 @@ static int cmp_name_action(const void *a, const void *b)
 
 static void name_walk_free(struct name_walk *w)
 {
-	ext2fs_free_mem(&w->inos);
+	e2sr_ino_set_free(&w->set);
 	ext2fs_free_mem(&w->jnames);
 	ext2fs_free_mem(&w->jblob);
 	e2sr_name_set_free(&w->names);
@@ -98,7 +86,6 @@ static void name_walk_free(struct name_walk *w)
 
 static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 {
-	size_t i;
 	errcode_t err;
 
 	w->count = ctx->inv.count;
@@ -108,17 +95,9 @@ static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 				 &w->jblob, &w->jblob_len);
 	if (!err)
 		err = e2sr_name_set_init(&w->names, w->jblob, w->jblob_len);
-	if (err)
-		return err;
-	err = ext2fs_get_array(w->count, sizeof(*w->inos), &w->inos);
-	if (err)
-		return err;
-	for (i = 0; i < w->count; i++) {
-		w->inos[i].ino = ctx->inv.files[i].ino;
-		w->inos[i].idx = i;
-	}
-	qsort(w->inos, w->count, sizeof(*w->inos), cmp_ino);
-	return 0;
+	if (!err)
+		err = e2sr_inventory_set(ctx, 0, &w->set);
+	return err;
 }
 
 /*
@@ -270,7 +249,7 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 		       int blocksize, char *buf, void *priv)
 {
 	struct name_walk *w = priv;
-	struct ino_ref key, *ref = NULL;
+	const struct e2sr_ino_entry *ref;
 	struct e2sr_file *file;
 
 	/* Every block's (or inline part's) first entry is at offset 0. */
@@ -293,15 +272,12 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 					 E2SR_WHY_DIR_SLACK, 0);
 		return 0;
 	}
-	key.ino = dirent->inode;
-	if (w->count)
-		ref = bsearch(&key, w->inos, w->count, sizeof(*w->inos),
-			      cmp_ino);
+	ref = e2sr_ino_set_find(&w->set, dirent->inode);
 	if (entry != DIRENT_DELETED_FILE) {
 		/* A live name: the inode is not deleted, whatever its bit. */
 		if (!ref)
 			return 0;
-		file = &w->ctx->inv.files[ref->idx];
+		file = &w->ctx->inv.files[ref->value];
 		if (file->state == E2SR_STATE_DELETED)
 			file->state = E2SR_STATE_UNCLEAR;
 		return 0;

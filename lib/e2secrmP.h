@@ -29,6 +29,50 @@ blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
 int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
 		  blk64_t last, blk64_t *end);
 
+/* ino_set.c: a fixed set of inode numbers, each with a value. */
+#define E2SR_INO_FILTER_BYTES	8192	/* a bit per low 16 bits */
+
+struct e2sr_ino_entry {
+	ext2_ino_t		ino;
+	size_t			value;
+};
+
+struct e2sr_ino_set {
+	struct e2sr_ino_entry	*v;		/* sorted by ino */
+	size_t			n;
+	unsigned char		filter[E2SR_INO_FILTER_BYTES];
+	unsigned char		*bits;		/* by inode number, or NULL */
+	ext2_ino_t		nbits;
+};
+
+errcode_t e2sr_ino_set_init(struct e2sr_ino_set *s, size_t max);
+void e2sr_ino_set_add(struct e2sr_ino_set *s, ext2_ino_t ino, size_t value);
+void e2sr_ino_set_done(struct e2sr_ino_set *s);
+void e2sr_ino_set_free(struct e2sr_ino_set *s);
+const struct e2sr_ino_entry *e2sr_ino_set_find(const struct e2sr_ino_set *s,
+					       ext2_ino_t ino);
+
+/*
+ * Whether @ino may be in the set: no false "no", cheap.  Inline: the
+ * journal passes ask it of every word of every block they read.
+ */
+static inline int e2sr_ino_set_maybe(const struct e2sr_ino_set *s,
+				     ext2_ino_t ino)
+{
+	if (s->bits)
+		return ino && ino <= s->nbits &&
+		       (s->bits[ino >> 3] & (1 << (ino & 7)));
+	return ino && (s->filter[(ino & 0xffff) >> 3] & (1 << (ino & 7)));
+}
+
+static inline int e2sr_ino_set_has(const struct e2sr_ino_set *s,
+				   ext2_ino_t ino)
+{
+	if (!e2sr_ino_set_maybe(s, ino))
+		return 0;
+	return s->bits || e2sr_ino_set_find(s, ino) != NULL;
+}
+
 /* open.c */
 errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
 
@@ -37,6 +81,8 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx);
 void e2sr_inventory_free(struct e2sr_inventory *inv);
 errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 			     struct e2sr_file **ret);
+errcode_t e2sr_inventory_set(const struct e2sr_ctx *ctx, int traced_only,
+			     struct e2sr_ino_set *set);
 
 /* livemap.c */
 errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);

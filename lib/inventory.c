@@ -109,6 +109,32 @@ static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
 }
 
 /*
+ * The inventory's inode numbers as a set, each with its index in
+ * ctx->inv.files; @traced_only: without the files left to e2fsck
+ * (orphans, and records whose bit is clear but which are linked).
+ */
+errcode_t e2sr_inventory_set(const struct e2sr_ctx *ctx, int traced_only,
+			     struct e2sr_ino_set *set)
+{
+	const struct e2sr_file *f;
+	errcode_t err;
+	size_t i;
+
+	err = e2sr_ino_set_init(set, ctx->inv.count);
+	if (err)
+		return err;
+	for (i = 0; i < ctx->inv.count; i++) {
+		f = &ctx->inv.files[i];
+		if (traced_only && (f->state == E2SR_STATE_ORPHAN ||
+				    f->state == E2SR_STATE_UNCLEAR))
+			continue;
+		e2sr_ino_set_add(set, f->ino, i);
+	}
+	e2sr_ino_set_done(set);
+	return 0;
+}
+
+/*
  * libext2fs' scan stops at each group's bg_itable_unused mark, and
  * e2fsck lowers that mark to the last inode in use: records of files
  * deleted past it are still on disk, flag and map included.  Read the

@@ -32,21 +32,11 @@
 #include "name_set.h"
 #include "unaligned.h"
 
-/* Bits of the low 16 bits of the secure-delete inode numbers. */
-#define INO_FILTER_BYTES	8192
-
 struct jplan {
 	struct e2sr_ctx		*ctx;
-	ext2_ino_t		*inos;		/* secure-delete, sorted */
-	size_t			ninos;
-	/* Every 4-byte word of a copy is looked up: most miss here. */
-	unsigned char		filter[INO_FILTER_BYTES];
-	unsigned char		*bits;		/* by inode number, or NULL */
-	ext2_ino_t		nbits;
+	/* Every 4-byte word of a copy is looked up: most miss. */
+	struct e2sr_ino_set	set;		/* secure-delete numbers */
 };
-
-/* Up to this inode number (2 MiB of bits) the set is a bit array. */
-#define INO_BITS_MAX		(1U << 24)
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -70,54 +60,6 @@ static int cmp_jplan(const void *a, const void *b)
 	if (x->off != y->off)
 		return x->off < y->off ? -1 : 1;
 	return x->why < y->why ? -1 : x->why > y->why;
-}
-
-/*
- * The set of secure-delete inode numbers: a bit per inode of the file
- * system where that is small enough (every word of every name block is
- * looked up, and with thousands of them a filter on the low bits lets
- * most directory entries through to a binary search), else a filter on
- * the low 16 bits before the search.
- */
-static void filter_build(struct jplan *p)
-{
-	ext2_ino_t n = p->ninos ? p->inos[p->ninos - 1] : 0;
-	size_t i;
-
-	memset(p->filter, 0, sizeof(p->filter));
-	for (i = 0; i < p->ninos; i++)
-		p->filter[(p->inos[i] & 0xffff) >> 3] |= 1 << (p->inos[i] & 7);
-	p->bits = NULL;
-	if (!p->ninos || n > INO_BITS_MAX ||
-	    ext2fs_get_memzero(n / 8 + 1, &p->bits))
-		return;		/* the filter and the search will do */
-	p->nbits = n;
-	for (i = 0; i < p->ninos; i++)
-		if (p->inos[i] <= n)
-			p->bits[p->inos[i] >> 3] |= 1 << (p->inos[i] & 7);
-}
-
-static void filter_free(struct jplan *p)
-{
-	ext2fs_free_mem(&p->bits);
-}
-
-static int filter_hit(const struct jplan *p, ext2_ino_t ino)
-{
-	if (p->bits)
-		return ino && ino <= p->nbits &&
-		       (p->bits[ino >> 3] & (1 << (ino & 7)));
-	return ino && (p->filter[(ino & 0xffff) >> 3] & (1 << (ino & 7)));
-}
-
-static int is_secure_ino(const struct jplan *p, ext2_ino_t ino)
-{
-	if (!filter_hit(p, ino))
-		return 0;
-	if (p->bits)
-		return 1;
-	return bsearch(&ino, p->inos, p->ninos, sizeof(*p->inos),
-		       cmp_u32) != NULL;
 }
 
 /* @len bytes of @jblock from @off; @len 0: the whole block. */
@@ -215,14 +157,14 @@ static unsigned int next_secure_entry(const struct jplan *p,
 
 	for (; off + 8 < bs; off += 4) {
 		/* The filter first: nearly every word of a copy misses it. */
-		if (!filter_hit(p, e2sr_get_le32(b + off)))
+		if (!e2sr_ino_set_maybe(&p->set, e2sr_get_le32(b + off)))
 			continue;
 		rec_len = b[off + 4] | (b[off + 5] << 8);
 		name_len = b[off + 6];
 		if (!name_len || rec_len < 12 || (rec_len & 3) ||
 		    8 + name_len > rec_len || off + 8 + name_len > bs)
 			continue;
-		if (is_secure_ino(p, e2sr_get_le32(b + off)) &&
+		if (e2sr_ino_set_has(&p->set, e2sr_get_le32(b + off)) &&
 		    valid_name(b + off + 8, name_len))
 			return off;
 	}
@@ -515,8 +457,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *blob_len)
 {
 	struct names_found nf;
-	ext2_ino_t *inos = NULL;
-	size_t i, n = 0;
+	size_t n = 0;
 	struct jplan p;
 	errcode_t err = 0;
 
@@ -529,17 +470,11 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	ctx->names.copy_count = 0;
 	if (!ctx->journal || !ctx->history.built || !ctx->inv.count)
 		return 0;
-	err = ext2fs_get_array(ctx->inv.count, sizeof(*inos), &inos);
-	if (err)
-		return err;
-	for (i = 0; i < ctx->inv.count; i++)
-		inos[i] = ctx->inv.files[i].ino;
-	qsort(inos, ctx->inv.count, sizeof(*inos), cmp_u32);
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;
-	p.inos = inos;
-	p.ninos = ctx->inv.count;
-	filter_build(&p);
+	err = e2sr_inventory_set(ctx, 0, &p.set);
+	if (err)
+		return err;
 	memset(&nf, 0, sizeof(nf));
 	nf.p = &p;
 	nf.hashes = hashes;
@@ -547,8 +482,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	nf.blob_len = blob_len;
 	err = for_name_blocks(ctx, block_names, &nf);
 	n = nf.n;
-	filter_free(&p);
-	ext2fs_free_mem(&inos);
+	e2sr_ino_set_free(&p.set);
 	if (err) {
 		ext2fs_free_mem(hashes);
 		ext2fs_free_mem(blob);
@@ -607,7 +541,7 @@ static errcode_t plan_dir_copies(struct jplan *p)
 	for (i = 0; i < ctx->names.copy_count; i++) {
 		const struct e2sr_name_copy *c = &ctx->names.copies[i];
 
-		if (!is_secure_ino(p, c->ino))
+		if (!e2sr_ino_set_has(&p->set, c->ino))
 			continue;
 		err = plan_part(&ctx->plan, c->jblock, E2SR_JWHY_NAME,
 				c->ino, c->off, 4);
@@ -718,7 +652,7 @@ static errcode_t fc_rec(void *priv, const struct e2sr_fc_rec *rec)
 {
 	struct fc_plan *f = priv;
 
-	if (!f->hit && is_secure_ino(f->p, rec->ino))
+	if (!f->hit && e2sr_ino_set_has(&f->p->set, rec->ino))
 		f->hit = rec->ino;
 	return 0;
 }
@@ -990,27 +924,14 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	}
 	memset(&p, 0, sizeof(p));
 	p.ctx = ctx;
-	if (ctx->inv.count) {
-		err = ext2fs_get_array(ctx->inv.count, sizeof(*p.inos),
-				       &p.inos);
-		if (err)
-			return err;
-	}
-	for (i = 0; i < ctx->inv.count; i++) {
-		const struct e2sr_file *f = &ctx->inv.files[i];
+	/* The files left to e2fsck keep their copies with them. */
+	err = e2sr_inventory_set(ctx, 1, &p.set);
+	if (err)
+		return err;
+	n = p.set.n;
 
-		if (f->state != E2SR_STATE_ORPHAN &&
-		    f->state != E2SR_STATE_UNCLEAR)
-			p.inos[n++] = f->ino;
-	}
-	if (n)
-		qsort(p.inos, n, sizeof(*p.inos), cmp_u32);
-	p.ninos = n;
-	filter_build(&p);
-
-	err = 0;
 	for (i = 0; !err && i < ctx->inv.jcopy_count; i++) {
-		if (!is_secure_ino(&p, ctx->inv.jcopies[i].ino))
+		if (!e2sr_ino_set_has(&p.set, ctx->inv.jcopies[i].ino))
 			continue;	/* left to e2fsck with its file */
 		err = plan_part(plan, ctx->inv.jcopies[i].jblock,
 				E2SR_JWHY_RECORD, ctx->inv.jcopies[i].ino,
@@ -1030,8 +951,7 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 	     (ctx->opts.sanitize & E2SR_FREE_JOURNAL) &&
 	     i < ctx->journal->jsb.maxlen; i++)
 		err = plan_jblock(plan, (__u32)i, E2SR_JWHY_ALL, 0);
-	filter_free(&p);
-	ext2fs_free_mem(&p.inos);
+	e2sr_ino_set_free(&p.set);
 	if (err)
 		return err;
 	return settle(ctx);
