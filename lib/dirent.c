@@ -380,7 +380,7 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	}
 	if (!w->write || w->found == before)
 		return 0;
-	w->err = e2sr_wipe_check_dir_block(w->ctx, w->dir, *blocknr);
+	w->err = e2sr_wipe_check_dir_block(w->ctx, w->dir, *blocknr, 1);
 	if (!w->err)
 		w->err = ext2fs_write_dir_block4(fs, *blocknr, w->block, 0,
 						 w->dir);
@@ -530,6 +530,86 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 	}
 	name_walk_free(&w);
 	return err;
+}
+
+struct names_check {
+	struct e2sr_ctx		*ctx;
+	ext2_ino_t		dir;
+	__u32			part;
+	size_t			next;		/* in plan->names */
+	errcode_t		err;
+};
+
+static int check_block(ext2_filsys fs EXT2FS_ATTR((unused)),
+		       blk64_t *blocknr, e2_blkcnt_t blockcnt,
+		       blk64_t ref_blk EXT2FS_ATTR((unused)),
+		       int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct names_check *c = priv;
+	const struct e2sr_plan *plan = &c->ctx->plan;
+	int hit = 0;
+
+	if (blockcnt < 0)
+		return 0;
+	c->part++;
+	while (c->next < plan->name_count &&
+	       plan->names[c->next].ino == c->dir &&
+	       plan->names[c->next].blk == c->part) {
+		c->next++;
+		hit = 1;
+	}
+	if (hit)
+		c->err = e2sr_wipe_check_dir_block(c->ctx, c->dir, *blocknr,
+						   0);
+	return c->err ? BLOCK_ABORT : 0;
+}
+
+/*
+ * Before the first write: every directory block the names plan rewrites
+ * is one the wipe's guard will take (e2sr_wipe_check_dir_block), found
+ * as the wipe finds it, by its ordinal among the directory's blocks.
+ */
+errcode_t e2sr_names_check(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	struct names_check c;
+	struct ext2_inode inode;
+	errcode_t err;
+	size_t i;
+
+	memset(&c, 0, sizeof(c));
+	c.ctx = ctx;
+	for (i = 0; i < plan->name_dir_count; i++) {
+		c.dir = plan->name_dirs[i];
+		err = e2sr_wipe_check_dir(ctx, c.dir, 0);
+		if (!err)
+			err = ext2fs_read_inode(ctx->fs, c.dir, &inode);
+		if (err)
+			return err;
+		if (inode.i_flags & EXT4_INLINE_DATA_FL) {
+			/* Rewritten in its record, which libext2fs checks. */
+			while (c.next < plan->name_count &&
+			       plan->names[c.next].ino == c.dir)
+				c.next++;
+			continue;
+		}
+		c.part = 0;
+		err = ext2fs_block_iterate3(ctx->fs, c.dir,
+					    BLOCK_FLAG_READ_ONLY |
+					    BLOCK_FLAG_DATA_ONLY, NULL,
+					    check_block, &c);
+		if (!err)
+			err = c.err;
+		if (err)
+			return err;
+	}
+	if (c.next != plan->name_count) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "directory %u: a planned name is in no block of it",
+			 plan->names[c.next].ino);
+		return E2SR_ERR_CHANGED;
+	}
+	return 0;
 }
 
 errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)

@@ -149,6 +149,7 @@ int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 /* dirent.c */
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);
 errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
+errcode_t e2sr_names_check(struct e2sr_ctx *ctx);
 
 /* hooks.c */
 int e2sr_cancelled(const struct e2sr_ctx *ctx);
@@ -179,7 +180,7 @@ errcode_t e2sr_wipe_check_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 errcode_t e2sr_wipe_check_dir(struct e2sr_ctx *ctx, ext2_ino_t dir,
 			      int write);
 errcode_t e2sr_wipe_check_dir_block(struct e2sr_ctx *ctx, ext2_ino_t dir,
-				    blk64_t blk);
+				    blk64_t blk, int write);
 errcode_t e2sr_group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk);
 errcode_t e2sr_wipe_check_itable(struct e2sr_ctx *ctx, dgrp_t group,
 				 blk64_t blk, blk64_t n, int write);

@@ -151,20 +151,6 @@ static void names_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->plan.name_count;
 }
 
-/* Every directory the plan rewrites is one the wipe's guard takes. */
-static errcode_t names_check(struct e2sr_ctx *ctx)
-{
-	const struct e2sr_plan *plan = &ctx->plan;
-	errcode_t err;
-	size_t i;
-
-	for (i = 0; i < plan->name_dir_count; i++) {
-		err = e2sr_wipe_check_dir(ctx, plan->name_dirs[i], 0);
-		if (err)
-			return err;
-	}
-	return 0;
-}
 
 static void names_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 			  void *data)
@@ -416,7 +402,7 @@ static const struct e2sr_kind kind_names = {
 	.phase = 3,
 	.planned = names_planned,
 	.actions = names_actions,
-	.check = names_check, .wipe = e2sr_names_wipe,
+	.check = e2sr_names_check, .wipe = e2sr_names_wipe,
 };
 
 static const struct e2sr_kind kind_records = {

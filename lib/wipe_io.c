@@ -126,12 +126,13 @@ errcode_t e2sr_wipe_check_dir(struct e2sr_ctx *ctx, ext2_ino_t dir, int write)
 /*
  * A block of live directory @dir about to be written back: inside the
  * filesystem, not its metadata nor the journal, in use by the bitmap
- * and, as the live set read it, one of @dir's own blocks.
+ * and, as the live set read it, one of @dir's own blocks.  @write: just
+ * before the write, which the handle must allow.
  */
 errcode_t e2sr_wipe_check_dir_block(struct e2sr_ctx *ctx, ext2_ino_t dir,
-				    blk64_t blk)
+				    blk64_t blk, int write)
 {
-	errcode_t err = e2sr_wipe_check_dir(ctx, dir, 1);
+	errcode_t err = e2sr_wipe_check_dir(ctx, dir, write);
 
 	if (!err)
 		err = check_place(ctx, blk, 1);

@@ -372,15 +372,15 @@ static void test_guards(void **state)
 	assert_int_equal(e2sr_wipe_check_dir(ctx, EXT2_ROOT_INO, 1), 0);
 	assert_int_equal(e2sr_live_all(ctx, dirblk, 1), 1);
 	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
-						   dirblk), 0);
+						   dirblk, 1), 0);
 	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
-						   fileblk),
+						   fileblk, 1),
 			 E2SR_ERR_WRITE_DIR);	/* a live file's block */
 	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
-						   freed),
+						   freed, 1),
 			 E2SR_ERR_WRITE_DIR);	/* a free block */
 	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
-						   itable),
+						   itable, 1),
 			 E2SR_ERR_WRITE_METADATA);
 	assert_int_equal(e2sr_wipe_check_dir(ctx, gone, 1),
 			 E2SR_ERR_WRITE_DIR);	/* not in use */
@@ -411,8 +411,14 @@ static void test_guards(void **state)
 			 E2SR_ERR_READ_ONLY);
 	assert_int_equal(e2sr_wipe_check_record(ctx, gone, 0), 0);
 	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
-						   dirblk),
+						   dirblk, 1),
 			 E2SR_ERR_READ_ONLY);
+	/* Checked before the first write: the same rules, no write. */
+	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
+						   dirblk, 0), 0);
+	assert_int_equal(e2sr_wipe_check_dir_block(ctx, EXT2_ROOT_INO,
+						   fileblk, 0),
+			 E2SR_ERR_WRITE_DIR);
 	assert_int_equal(e2sr_wipe_check_itable(ctx, 0, itable, 1, 1),
 			 E2SR_ERR_READ_ONLY);
 	e2sr_ctx_free(ctx);
