@@ -22,7 +22,8 @@
 #   - -n and -y agree on refusing (exit bit 8), and on finding nothing
 #     (exit 0);
 #   - a refused -y wrote nothing and named the image in its message;
-#   - otherwise -y exits 0, 1, 4 or 5, and e2fsck -fy makes the same
+#   - otherwise -y exits 0, 1, 4 or 5; -n's actions (--json-plan) are
+#     -y's, and -y wrote them, in order; and e2fsck -fy makes the same
 #     tree of the image before and after it (every name reached from the
 #     root, its mode, size and link target, every mapped block as it
 #     reads: e2secrm-fstool tree; nothing live was lost, whatever the
@@ -69,10 +70,13 @@ judge() {
 	shift 2
 	s0=$(sha "$orig")
 	cp "$orig" "$W/n.img"
-	timeout 60 "$E2SECRM" -f -n "$@" "$W/n.img" >"$W/n.out" 2>&1
+	rm -f "$W/n.json" "$W/y.json"
+	timeout 60 "$E2SECRM" -f -n "$@" --json "$W/n.json" --json-plan \
+		"$W/n.img" >"$W/n.out" 2>&1
 	rn=$?
 	cp "$orig" "$W/y.img"
-	timeout 60 "$E2SECRM" -f -y "$@" "$W/y.img" >"$W/y.out" 2>&1
+	timeout 60 "$E2SECRM" -f -y "$@" --json "$W/y.json" --json-plan \
+		"$W/y.img" >"$W/y.out" 2>&1
 	ry=$?
 	if [ "$rn" -ge 124 ] || [ "$ry" -ge 124 ]; then
 		fail "$name" "hang or crash: -n exit $rn, -y exit $ry"
@@ -105,6 +109,15 @@ judge() {
 	# -n found nothing exactly when -y found nothing.
 	if [ $((rn == 0)) -ne $((ry == 0)) ]; then
 		fail "$name" "-n exit $rn but -y exit $ry"
+		return
+	fi
+	# Action for action: what -n planned, -y planned and wrote.
+	n_plan=$(jq -c .actions "$W/n.json" 2>/dev/null)
+	y_plan=$(jq -c .actions "$W/y.json" 2>/dev/null)
+	y_done=$(jq -c .written "$W/y.json" 2>/dev/null)
+	if [ -z "$n_plan" ] || [ "$n_plan" = null ] ||
+	   [ "$n_plan" != "$y_plan" ] || [ "$y_plan" != "$y_done" ]; then
+		fail "$name" "the actions of -n, -y's plan and -y's writes differ"
 		return
 	fi
 	if [ $# -eq 0 ]; then
