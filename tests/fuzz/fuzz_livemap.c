@@ -9,6 +9,11 @@
  * tree, indirect) and every EA block must be allocated in the bitmap and
  * in the live set, and none may be in the plan's freed data or metadata.
  * A live block the engine would wipe is the finding this target hunts.
+ * Then every action of the plan is held to the same view: no block it
+ * overwrites is one of those (nor one of a record with links whose bit
+ * is clear, which e2fsck keeps, below its group's unused mark) or in use
+ * in the bitmap; no record it scrubs is in use or linked; every
+ * directory it rewrites is in use.
  * One bit of the last byte gives the sets the rbtree backend that large
  * filesystems get, the flat one otherwise.
  *
@@ -28,8 +33,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct oracle {
-	struct e2sr_ctx	*ctx;
-	ext2_ino_t	ino;
+	struct e2sr_ctx		*ctx;
+	ext2_ino_t		ino;
+	ext2fs_block_bitmap	live;	/* what libext2fs says is in use */
+	int			check;	/* 0: only note the blocks */
 };
 
 static void live_block(struct oracle *o, blk64_t blk)
@@ -38,6 +45,12 @@ static void live_block(struct oracle *o, blk64_t blk)
 	ext2_filsys fs = ctx->fs;
 	struct e2sr_plan *plan = &ctx->plan;
 
+	if (!o->check) {
+		if (blk >= fs->super->s_first_data_block &&
+		    blk < ext2fs_blocks_count(fs->super))
+			ext2fs_mark_block_bitmap2(o->live, blk);
+		return;
+	}
 	if (blk < fs->super->s_first_data_block ||
 	    blk >= ext2fs_blocks_count(fs->super) ||
 	    !ext2fs_test_block_bitmap2(fs->block_map, blk) ||
@@ -49,6 +62,7 @@ static void live_block(struct oracle *o, blk64_t blk)
 			(unsigned long long)blk, o->ino);
 		abort();
 	}
+	ext2fs_mark_block_bitmap2(o->live, blk);
 }
 
 static int oracle_block(ext2_filsys fs EXT2FS_ATTR((unused)),
@@ -61,7 +75,77 @@ static int oracle_block(ext2_filsys fs EXT2FS_ATTR((unused)),
 	return 0;
 }
 
-/* What libext2fs says every inode in use holds. */
+/* Whether e2fsck's pass 1 reads record @ino (not past the unused mark). */
+static int scanned(ext2_filsys fs, ext2_ino_t ino)
+{
+	__u32 ipg = fs->super->s_inodes_per_group;
+	dgrp_t g = (ino - 1) / ipg;
+
+	if (!ext2fs_has_group_desc_csum(fs))
+		return 1;
+	return !ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT) &&
+	       (ino - 1) % ipg < ipg - ext2fs_bg_itable_unused(fs, g);
+}
+
+/* A record e2fsck keeps: in use, or linked below the unused mark. */
+static int kept(ext2_filsys fs, ext2_ino_t ino, struct ext2_inode *inode)
+{
+	if (ext2fs_test_inode_bitmap2(fs->inode_map, ino))
+		return 1;
+	return scanned(fs, ino) && inode->i_links_count && inode->i_mode;
+}
+
+static void bad_action(const struct e2sr_action *a, const char *what)
+{
+	fprintf(stderr, "fuzz_livemap: action kind %u why %u ino %u blk %llu "
+		"count %llu: %s\n", a->kind, a->why, a->ino,
+		(unsigned long long)a->blk, (unsigned long long)a->count,
+		what);
+	abort();
+}
+
+static void check_action(void *data, const struct e2sr_action *a)
+{
+	struct oracle *o = data;
+	ext2_filsys fs = o->ctx->fs;
+	struct ext2_inode inode;
+	blk64_t b;
+
+	switch (a->kind) {
+	case E2SR_KIND_DATA:
+	case E2SR_KIND_META:
+	case E2SR_KIND_ALL_FREE:
+		if (a->blk < fs->super->s_first_data_block ||
+		    a->blk >= ext2fs_blocks_count(fs->super) ||
+		    a->count > ext2fs_blocks_count(fs->super) - a->blk)
+			bad_action(a, "outside the filesystem");
+		for (b = a->blk; b < a->blk + a->count; b++)
+			if (ext2fs_test_block_bitmap2(fs->block_map, b) ||
+			    ext2fs_test_block_bitmap2(o->live, b))
+				bad_action(a, "overwrites a block in use");
+		break;
+	case E2SR_KIND_RECORDS:
+	case E2SR_KIND_FREE_RECORDS:
+		if (a->ino < EXT2_FIRST_INODE(fs->super) ||
+		    a->ino > fs->super->s_inodes_count)
+			bad_action(a, "a reserved or impossible record");
+		if (ext2fs_test_inode_bitmap2(fs->inode_map, a->ino))
+			bad_action(a, "scrubs a record in use");
+		if (!ext2fs_read_inode(fs, a->ino, &inode) &&
+		    kept(fs, a->ino, &inode))
+			bad_action(a, "scrubs a record e2fsck keeps");
+		break;
+	case E2SR_KIND_NAMES:
+		if (!a->ino || a->ino > fs->super->s_inodes_count ||
+		    !ext2fs_test_inode_bitmap2(fs->inode_map, a->ino))
+			bad_action(a, "rewrites a directory not in use");
+		break;
+	default:
+		break;
+	}
+}
+
+/* What libext2fs says every inode e2fsck keeps holds; then the plan. */
 static void oracle(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
@@ -70,11 +154,15 @@ static void oracle(struct e2sr_ctx *ctx)
 	ext2_ino_t ino;
 
 	o.ctx = ctx;
+	if (ext2fs_allocate_block_bitmap(fs, "oracle", &o.live))
+		return;
 	for (ino = 1; ino <= fs->super->s_inodes_count; ino++) {
-		if (!ext2fs_test_inode_bitmap2(fs->inode_map, ino))
-			continue;
 		if (ext2fs_read_inode(fs, ino, &inode))
 			continue;	/* livemap refused what it cannot read */
+		if (!kept(fs, ino, &inode))
+			continue;
+		/* Only in use by its bit is it the live set's business. */
+		o.check = ext2fs_test_inode_bitmap2(fs->inode_map, ino);
 		o.ino = ino;
 		if (ext2fs_file_acl_block(fs, &inode))
 			live_block(&o, ext2fs_file_acl_block(fs, &inode));
@@ -87,6 +175,8 @@ static void oracle(struct e2sr_ctx *ctx)
 		ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
 				      oracle_block, &o);
 	}
+	e2sr_plan_actions(ctx, check_action, &o);
+	ext2fs_free_block_bitmap(o.live);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
