@@ -20,11 +20,13 @@ if [ -n "$missing" ]; then
 fi
 
 # Another project's corrupt and odd images, for t_foreign: e2fsprogs' own
-# test images (tests/*/image.gz), from the source package of the
+# test images (tests/*/image.gz, and journal.gz where a test has an
+# external journal), from the source package of the
 # e2fsprogs installed.  Debian's archive serves sources only with a
 # deb-src entry: one is added for the archive the machine already uses.
 foreign=${E2SECRM_FOREIGN_DIR:-/var/cache/e2secrm-tests/e2fsprogs}
-if [ ! -f "$foreign/.complete" ]; then
+# The mark names what was unpacked (all of tests/): an older cache is redone.
+if [ ! -f "$foreign/.complete-tests" ]; then
 	tmp=$(mktemp -d)
 	if ! (cd "$tmp" && apt-get source -qq --download-only e2fsprogs) \
 		>/dev/null 2>&1; then
@@ -46,10 +48,11 @@ if [ ! -f "$foreign/.complete" ]; then
 	for t in "$tmp"/e2fsprogs_*.orig.tar.*; do
 		case $t in *.asc) continue ;; esac
 		[ -f "$t" ] || continue
+		rm -rf "$foreign"
 		mkdir -p "$foreign"
 		tar -xf "$t" -C "$foreign" --strip-components=1 \
-			--wildcards '*/tests/*/image*' &&
-			touch "$foreign/.complete"
+			--wildcards '*/tests/*' &&
+			touch "$foreign/.complete-tests"
 	done
 	rm -rf "$tmp"
 fi

@@ -37,7 +37,7 @@
 FOREIGN=${E2SECRM_FOREIGN_DIR:-/var/cache/e2secrm-tests/e2fsprogs}
 FSTOOL=${E2SECRM_FSTOOL:-$(dirname "$E2SECRM")/../tests/e2secrm-fstool}
 
-if [ ! -f "$FOREIGN/.complete" ]; then
+if [ ! -f "$FOREIGN/.complete-tests" ]; then
 	skip foreign "e2fsprogs' test images not in $FOREIGN (install-deps.sh)"
 	exit 0
 fi
@@ -57,9 +57,10 @@ unpack() {
 	esac
 }
 
-# tree IMG OUT: what a user reads of IMG once e2fsck -fy has repaired it.
+# tree IMG OUT [JOURNAL]: what a user reads of IMG once e2fsck -fy has
+# repaired it (with its external JOURNAL, if it has one).
 tree() {
-	timeout 120 e2fsck -fy "$1" >/dev/null 2>&1
+	timeout 120 e2fsck -fy ${3:+-j "$3"} "$1" >/dev/null 2>&1
 	timeout 120 "$FSTOOL" tree "$1" >"$2" 2>&1
 	echo "exit $?" >>"$2"
 }
@@ -70,13 +71,19 @@ judge() {
 	shift 2
 	s0=$(sha "$orig")
 	cp "$orig" "$W/n.img"
-	rm -f "$W/n.json" "$W/y.json"
-	timeout 60 "$E2SECRM" -f -n "$@" --json "$W/n.json" --json-plan \
-		"$W/n.img" >"$W/n.out" 2>&1
+	rm -f "$W/n.json" "$W/y.json" "$W/n.jnl" "$W/y.jnl" "$W/r.jnl"
+	# An external journal: each run gets its own copy, given with -j.
+	if [ -n "$JNL" ]; then
+		cp "$JNL" "$W/n.jnl"
+		cp "$JNL" "$W/y.jnl"
+		cp "$JNL" "$W/r.jnl"
+	fi
+	timeout 60 "$E2SECRM" -f -n "$@" ${JNL:+-j "$W/n.jnl"} \
+		--json "$W/n.json" --json-plan "$W/n.img" >"$W/n.out" 2>&1
 	rn=$?
 	cp "$orig" "$W/y.img"
-	timeout 60 "$E2SECRM" -f -y "$@" --json "$W/y.json" --json-plan \
-		"$W/y.img" >"$W/y.out" 2>&1
+	timeout 60 "$E2SECRM" -f -y "$@" ${JNL:+-j "$W/y.jnl"} \
+		--json "$W/y.json" --json-plan "$W/y.img" >"$W/y.out" 2>&1
 	ry=$?
 	if [ "$rn" -ge 124 ] || [ "$ry" -ge 124 ]; then
 		fail "$name" "hang or crash: -n exit $rn, -y exit $ry"
@@ -122,7 +129,8 @@ judge() {
 	fi
 	if [ $# -eq 0 ]; then
 		cp "$W/y.img" "$W/again.img"
-		timeout 60 "$E2SECRM" -f -y "$W/again.img" >"$W/again.out" 2>&1
+		timeout 60 "$E2SECRM" -f -y ${JNL:+-j "$W/y.jnl"} \
+			"$W/again.img" >"$W/again.out" 2>&1
 		ra=$?
 		if [ "$ra" -ge 124 ] || [ $((ra & 1)) -ne 0 ]; then
 			fail "$name" "a second -y exit $ra: $(head -c 300 "$W/again.out")"
@@ -130,8 +138,8 @@ judge() {
 		fi
 	fi
 	cp "$orig" "$W/r.img"
-	tree "$W/r.img" "$W/before"
-	tree "$W/y.img" "$W/after"
+	tree "$W/r.img" "$W/before" ${JNL:+"$W/r.jnl"}
+	tree "$W/y.img" "$W/after" ${JNL:+"$W/y.jnl"}
 	if ! diff "$W/before" "$W/after" >"$W/diff" 2>&1; then
 		fail "$name" "e2fsck -fy's tree differs after -y (exit $ry): $(head -c 300 "$W/diff")"
 		return
@@ -144,6 +152,12 @@ for src in "$FOREIGN"/tests/*/image.gz "$FOREIGN"/tests/*/image.bz2; do
 	[ -f "$src" ] || continue
 	test=$(basename "$(dirname "$src")")
 	unpack "$src" "$W/orig.img" || continue
+	# A test with its external journal (f_ext_journal) runs with it.
+	JNL=
+	if [ -f "$(dirname "$src")/journal.gz" ]; then
+		gzip -dc "$(dirname "$src")/journal.gz" >"$W/orig.jnl" &&
+			JNL=$W/orig.jnl
+	fi
 	judge "foreign $test shipped" "$W/orig.img" --all-free --free-inodes
 	if "$FSTOOL" flag "$W/orig.img" >/dev/null 2>&1; then
 		judge "foreign $test flagged" "$W/orig.img"
