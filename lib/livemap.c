@@ -1029,9 +1029,9 @@ errcode_t e2sr_livemap_linked_check(struct e2sr_ctx *ctx,
 			continue;
 		}
 		snprintf(ctx->detail, sizeof(ctx->detail), "block %llu, to be "
-			 "wiped, may belong to inode %u, linked but free in "
-			 "the inode bitmap", (unsigned long long)at,
-			 lm->linked_free);
+			 "wiped, may be mapped by a record linked but free in "
+			 "the inode bitmap, as inode %u is",
+			 (unsigned long long)at, lm->linked_free);
 		return E2SR_ERR_LIVE_FREE;
 	}
 	return 0;

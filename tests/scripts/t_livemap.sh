@@ -213,7 +213,7 @@ eblocks=$(debugfs -R "blocks sec" "$E" 2>/dev/null)
 	for b in $eblocks; do echo "freeb $b"; done
 } | dfs "$E"
 refused "deleted +s blocks a linked free record maps" "$E" \
-	"inode $bino.* linked but free in the inode bitmap"
+	"inode $bino is linked but free\\|linked but free in the inode bitmap, as inode $bino"
 
 # --- (d) a replayed transaction writes the bitmaps -------------------------
 # The bitmaps as mke2fs left them (stale: the files made since are not in
