@@ -2,7 +2,9 @@
 # mount a fresh image, do what users do with ordinary commands (write,
 # overwrite, rename, truncate, punch, xattrs, inline data, data=journal,
 # ext3 maps, late or inherited +s, htree directories, open-deleted files,
-# leaf splits, a ring that wraps, a plain file beside a +s one), sync,
+# leaf splits, a ring that wraps, a plain file beside a +s one, an
+# editor's save by rename, rm -rf on large_dir, hard links, a casefolded
+# directory), sync,
 # unmount cleanly, then run e2secrm.
 #
 # Tokens: SECRET-* only in what belongs to +s files (contents, names, xattr
@@ -19,7 +21,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
-24a 24b 24c 25 26 27 28a 28b"
+24a 24b 24c 25 26 27 28a 28b 29 30 31 32"
 COLS="pre dry wipe secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -1230,6 +1232,119 @@ sc28() {
 	fi
 }
 
+# 29. An editor saves by rename in a +s directory (as vim and others do):
+# the new version written under a temporary name, the old one renamed to
+# a backup, the new one renamed over it, the backup removed; twice.  The
+# two old versions are deleted +s files; the current one stays.
+sc29() {
+	begin 29 "editor save by rename" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	chattr +s "$M/d"
+	V1=$(tk SECRET-V1) V2=$(tk SECRET-V2) V3=$(tk KEEP-V3)
+	piece "$V1" 30000 >"$M/d/notes.txt"
+	sync
+	for v in "$V2" "$V3"; do
+		piece "$v" 30000 >"$M/d/.notes.txt.swp"
+		sync
+		mv "$M/d/notes.txt" "$M/d/notes.txt~"
+		mv "$M/d/.notes.txt.swp" "$M/d/notes.txt"
+		sync
+		rm "$M/d/notes.txt~"
+	done
+	lsattr "$M/d/notes.txt" 2>/dev/null | cut -d' ' -f1 | grep -q s ||
+		pre_err="$pre_err; d/notes.txt did not inherit +s"
+	live d/notes.txt
+	keep "$V3"
+	secret "$V1"
+	secret "$V2"
+	finish
+}
+
+# 30. rm -rf of a +s tree (two levels of directories, 300 files) on an
+# ext4 with large_dir.
+sc30() {
+	begin 30 "rm -rf, large_dir" "" -t ext4 -b 4096 -O large_dir ||
+		return
+	common
+	mkdir "$M/t"
+	chattr +s "$M/t"
+	mkdir "$M/t/a" "$M/t/a/b"
+	S=$(tk SECRET-TREE) N=$(tk SECRET-TNAME)
+	canary "$T/tree-file" "$S" 6000
+	i=0
+	while [ $i -lt 300 ]; do
+		cp "$T/tree-file" "$M/t/a/b/$N-$i"
+		i=$((i + 1))
+	done
+	cp "$T/tree-file" "$M/t/a/$N-top"
+	sync
+	rm -rf "$M/t"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 31. Hard links: a +s file with two names loses one (it lives on, kept
+# whole), another loses both (deleted, wiped).
+sc31() {
+	begin 31 "hard links" "" -t ext4 -b 4096 || return
+	common
+	K=$(tk KEEP-LINKED) S=$(tk SECRET-LINKED) N=$(tk SECRET-LNAME)
+	canary "$M/kept.bin" "$K" 40000
+	chattr +s "$M/kept.bin"
+	ln "$M/kept.bin" "$M/kept-2.bin"
+	canary "$M/$N" "$S" 40000
+	chattr +s "$M/$N"
+	mkdir "$M/d"
+	ln "$M/$N" "$M/d/$N-2"
+	sync
+	rm "$M/kept.bin" "$M/$N" "$M/d/$N-2"
+	live kept-2.bin
+	keep "$K"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 32. A casefolded +s directory (casefold, utf8): names hashed without
+# case; some files deleted.
+sc32() {
+	# A kernel built without CONFIG_UNICODE mounts no casefold fs.
+	mkimg "$T/cf.img" 8M -t ext4 -O casefold -E encoding=utf8
+	if ! mount -o loop,ro "$T/cf.img" "$M" 2>/dev/null; then
+		rm -f "$T/cf.img"
+		skip "residues 32 (casefold dir)" \
+			"this kernel mounts no casefold filesystem (CONFIG_UNICODE)"
+		return
+	fi
+	umount "$M"
+	rm -f "$T/cf.img"
+	begin 32 "casefold dir" "" -t ext4 -b 4096 -O casefold \
+		-E encoding=utf8 || return
+	common
+	mkdir "$M/cf"
+	if ! chattr +F "$M/cf" 2>/dev/null; then
+		pre_err="$pre_err; chattr +F failed (no casefold in this kernel)"
+	fi
+	chattr +s "$M/cf"
+	S=$(tk SECRET-CF) N=$(tk SECRET-CFNAME) K=$(tk KEEP-CF)
+	i=0
+	while [ $i -lt 40 ]; do
+		canary "$M/cf/$N-$i" "$S" 3000
+		canary "$M/cf/$K-$i" "$K" 3000
+		i=$((i + 1))
+	done
+	sync
+	rm "$M/cf/$N-"*
+	live cf
+	live "cf/$K-7"
+	keep "$K"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -1267,6 +1382,10 @@ want 26 && sc26
 want 27 && sc27
 want 28a && sc28 28a
 want 28b && sc28 28b write
+want 29 && sc29
+want 30 && sc30
+want 31 && sc31
+want 32 && sc32
 
 t_end=$(date +%s)
 echo
