@@ -11,7 +11,8 @@
 # values), KEEP-* in live files, FREE-* in deleted files without the flag.
 # Per scenario: the secret is in the raw image before the run (else the
 # scenario tests nothing); a dry run exits with bit 4 and writes nothing;
-# -y exits 1; no SECRET token is left anywhere in the raw image; KEEP
+# -y exits 1; the dry run's actions (--json-plan) are -y's, and -y wrote
+# them in order; no SECRET token is left anywhere in the raw image; KEEP
 # tokens are still there and every live file is bit-exact (read back
 # through a read-only kernel mount); FREE tokens are untouched (jfree: in
 # the journal too, for the scenarios that name them); e2fsck -fn is clean;
@@ -22,7 +23,7 @@
 
 SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
 24a 24b 24c 25 26 27 28a 28b 29 30 31 32"
-COLS="pre dry wipe secret keep free jfree fsck again"
+COLS="pre dry wipe plan secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
 : >"$TABLE"
@@ -359,7 +360,8 @@ finish() {
 
 	h0=$(sha "$img")
 	"$E2SECRM" --journal-map "$img" >"$T/jmap0" 2>/dev/null
-	run_e2secrm -n -v "$img"
+	rm -f "$T/dry.json" "$T/wet.json"
+	run_e2secrm -n -v --json "$T/dry.json" --json-plan "$img"
 	echo "$out" >"$T/dryout"
 	if [ -n "$control" ]; then
 		if [ "$rc" = 0 ] && [ "$(sha "$img")" = "$h0" ]; then
@@ -375,8 +377,19 @@ finish() {
 			"rc=$rc, sha256 $([ "$(sha "$img")" = "$h0" ] && echo same || echo changed): $(brief "$out $err")"
 	fi
 
-	run_e2secrm -y "$img"
+	run_e2secrm -y --json "$T/wet.json" --json-plan "$img"
 	wipe_out=$out
+	# Action for action: what the dry run planned, -y planned and wrote.
+	n_plan=$(jq -c .actions "$T/dry.json" 2>/dev/null)
+	y_plan=$(jq -c .actions "$T/wet.json" 2>/dev/null)
+	y_done=$(jq -c .written "$T/wet.json" 2>/dev/null)
+	if [ -n "$n_plan" ] && [ "$n_plan" != null ] &&
+	   [ "$n_plan" = "$y_plan" ] && [ "$y_plan" = "$y_done" ]; then
+		ok plan "-n's $(echo "$n_plan" | jq length) actions are -y's, written in order"
+	else
+		bad plan "-n's actions are -y's, written in order" \
+			"-n $(echo "$n_plan" | jq length 2>/dev/null), -y planned $(echo "$y_plan" | jq length 2>/dev/null), wrote $(echo "$y_done" | jq length 2>/dev/null)"
+	fi
 	if [ -n "$control" ]; then
 		if [ "$rc" = 0 ] && [ "$(sha "$img")" = "$h0" ]; then
 			ok wipe "-y exits 0, image unchanged"
