@@ -19,6 +19,8 @@
 # And is judged by what a user would check:
 #
 #   - -n writes nothing and exits 0, 4 or 8;
+#   - -y, run through tests/e2secrm-cut uncut, writes nothing before
+#     every check has passed (t_gate's gate);
 #   - -n and -y agree on refusing (exit bit 8), and on finding nothing
 #     (exit 0);
 #   - a refused -y wrote nothing and named the image in its message;
@@ -39,6 +41,11 @@ FSTOOL=${E2SECRM_FSTOOL:-$(dirname "$E2SECRM")/../tests/e2secrm-fstool}
 
 if [ ! -f "$FOREIGN/.complete-tests" ]; then
 	skip foreign "e2fsprogs' test images not in $FOREIGN (install-deps.sh)"
+	exit 0
+fi
+GATE=${E2SECRM_CUT_PROG:-$(dirname "$E2SECRM")/../tests/e2secrm-cut}
+if [ ! -x "$GATE" ]; then
+	fail foreign "no $GATE (make check builds it)"
 	exit 0
 fi
 if [ ! -x "$FSTOOL" ]; then
@@ -82,9 +89,15 @@ judge() {
 		--json "$W/n.json" --json-plan "$W/n.img" >"$W/n.out" 2>&1
 	rn=$?
 	cp "$orig" "$W/y.img"
-	timeout 60 "$E2SECRM" -f -y "$@" ${JNL:+-j "$W/y.jnl"} \
+	# Through the gate (tests/e2secrm-cut, uncut): exit 98 on a write
+	# before every check has passed.
+	timeout 60 "$GATE" -f -y "$@" ${JNL:+-j "$W/y.jnl"} \
 		--json "$W/y.json" --json-plan "$W/y.img" >"$W/y.out" 2>&1
 	ry=$?
+	if [ "$ry" = 98 ]; then
+		fail "$name" "-y wrote before every check had passed"
+		return
+	fi
 	if [ "$rn" -ge 124 ] || [ "$ry" -ge 124 ]; then
 		fail "$name" "hang or crash: -n exit $rn, -y exit $ry"
 		return
