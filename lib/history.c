@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "e2secrmP.h"
+#include "crc32c.h"
 #include "history.h"
 
 static const char *const kind_names[] = {
@@ -172,58 +173,120 @@ static int owner_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	return 0;
 }
 
-/* One pass over the in-use inodes, following only maps that can matter. */
+/*
+ * A map held whole in i_block (an extent tree of depth 0, as most are):
+ * its extents read in place and tested against the wanted blocks by
+ * runs, with no handle and no second read of the record.  0 when it is
+ * not such a map, and the caller walks it through libext2fs.
+ */
+static int label_root_leaf(ext2_filsys fs, struct owner_walk *o,
+			   const struct ext2_inode *inode)
+{
+	const struct ext3_extent_header *eh =
+		(const struct ext3_extent_header *)inode->i_block;
+	const struct ext3_extent *ex = (const struct ext3_extent *)(eh + 1);
+	blk64_t pblk, at, end = ext2fs_blocks_count(fs->super);
+	__u32 lblk, len;
+	int i, n;
+
+	if (!(inode->i_flags & EXT4_EXTENTS_FL) ||
+	    ext2fs_le16_to_cpu(eh->eh_magic) != EXT3_EXT_MAGIC ||
+	    eh->eh_depth)
+		return 0;
+	n = ext2fs_le16_to_cpu(eh->eh_entries);
+	if (n > ext2fs_le16_to_cpu(eh->eh_max) || n > 4)
+		return 0;
+	for (i = 0; i < n; i++, ex++) {
+		pblk = ext2fs_le32_to_cpu(ex->ee_start) +
+		       ((blk64_t)ext2fs_le16_to_cpu(ex->ee_start_hi) << 32);
+		lblk = ext2fs_le32_to_cpu(ex->ee_block);
+		len = ext2fs_le16_to_cpu(ex->ee_len);
+		if (len > EXT_INIT_MAX_LEN)
+			len -= EXT_INIT_MAX_LEN;
+		if (!len || pblk >= end || len > end - pblk)
+			continue;
+		at = pblk;
+		while (!ext2fs_find_first_set_block_bitmap2(o->want, at,
+							    pblk + len - 1,
+							    &at)) {
+			label(o->h, at, 1, o->is_dir ? E2SR_JK_DIR :
+			      E2SR_JK_DATA, o->ino, lblk + (at - pblk));
+			if (++at >= pblk + len)
+				break;
+		}
+	}
+	return 1;
+}
+
+/*
+ * One pass over the in-use inodes, following only maps that can matter.
+ * Records are checked with the crc32c instruction (e2sr_inode_csum_ok),
+ * not by libext2fs twice (the scan, then block_iterate's read).
+ */
 static errcode_t label_owners(ext2_filsys fs, struct e2sr_history *h)
 {
-	struct ext2_inode_large inode;
+	struct ext2_inode *inode;
+	int isize = EXT2_INODE_SIZE(fs->super);
 	struct owner_walk o;
 	ext2_inode_scan scan;
 	ext2_ino_t ino;
 	blk64_t ea;
 	size_t i;
 	errcode_t err;
+	int flags = fs->flags;
 
 	memset(&o, 0, sizeof(o));
 	o.h = h;
-	err = ext2fs_allocate_block_bitmap(fs, "journal copies", &o.want);
+	/* The whole record, as the checksum covers it. */
+	err = ext2fs_get_memzero(isize, &inode);
 	if (err)
 		return err;
+	err = ext2fs_allocate_block_bitmap(fs, "journal copies", &o.want);
+	if (err) {
+		ext2fs_free_mem(&inode);
+		return err;
+	}
 	for (i = 0; i < h->n; i++)
 		ext2fs_mark_block_bitmap2(o.want, h->v[i].fs_block);
 	err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err)
 		goto out;
+	fs->flags |= EXT2_FLAG_IGNORE_CSUM_ERRORS;
 	for (;;) {
-		err = ext2fs_get_next_inode_full(scan, &ino,
-						 (struct ext2_inode *)&inode,
-						 sizeof(inode));
+		err = ext2fs_get_next_inode_full(scan, &ino, inode, isize);
 		if (err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE ||
 		    err == EXT2_ET_INODE_CSUM_INVALID ||
 		    err == EXT2_ET_INODE_IS_GARBAGE)
 			continue;
 		if (err || !ino)
 			break;
-		if (!inode.i_links_count || inode.i_dtime ||
+		if (!e2sr_inode_csum_ok(fs, ino, inode))
+			continue;
+		if (!inode->i_links_count || inode->i_dtime ||
 		    ino == EXT2_JOURNAL_INO ||
 		    !ext2fs_test_inode_bitmap2(fs->inode_map, ino))
 			continue;
-		ea = ext2fs_file_acl_block(fs, (struct ext2_inode *)&inode);
+		ea = ext2fs_file_acl_block(fs, inode);
 		if (ea && ea < ext2fs_blocks_count(fs->super))
 			label(h, ea, 1, E2SR_JK_EA, ino, 0);
-		if (!ext2fs_inode_has_valid_blocks2(fs,
-				(struct ext2_inode *)&inode) ||
-		    (inode.i_flags & EXT4_INLINE_DATA_FL))
+		if (!ext2fs_inode_has_valid_blocks2(fs, inode) ||
+		    (inode->i_flags & EXT4_INLINE_DATA_FL))
 			continue;
 		o.ino = ino;
-		o.is_dir = LINUX_S_ISDIR(inode.i_mode);
-		o.extents = !!(inode.i_flags & EXT4_EXTENTS_FL);
+		o.is_dir = LINUX_S_ISDIR(inode->i_mode);
+		o.extents = !!(inode->i_flags & EXT4_EXTENTS_FL);
+		if (label_root_leaf(fs, &o, inode))
+			continue;
 		/* A damaged map is e2fsck's business: label what reads. */
 		ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
 				      owner_block, &o);
 	}
+	fs->flags = (fs->flags & ~EXT2_FLAG_IGNORE_CSUM_ERRORS) |
+		    (flags & EXT2_FLAG_IGNORE_CSUM_ERRORS);
 	ext2fs_close_inode_scan(scan);
 out:
 	ext2fs_free_block_bitmap(o.want);
+	ext2fs_free_mem(&inode);
 	return err;
 }
 
