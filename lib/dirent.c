@@ -189,8 +189,8 @@ static int take_name(struct name_walk *w, int why, ext2_ino_t owner,
 	return 1;
 }
 
-/* Plan zeroing a removed entry's name (and inode): the rec_len chain stays. */
-static int wipe_name(struct name_walk *w, struct ext2_dir_entry *dirent,
+/* Plan to zero a removed entry's name and inode; the rec_len chain stays. */
+static int plan_entry(struct name_walk *w, struct ext2_dir_entry *dirent,
 		     int offset, int blocksize, char *buf, int why,
 		     ext2_ino_t owner)
 {
@@ -265,10 +265,10 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 		/* Whose it was only a journal copy can say. */
 		if (e2sr_name_in(w->jnames, w->jname_count, dirent->name,
 				 ext2fs_dirent_name_len(dirent)))
-			return wipe_name(w, dirent, offset, blocksize, buf,
+			return plan_entry(w, dirent, offset, blocksize, buf,
 					 E2SR_WHY_ENTRY_JOURNAL, 0);
 		if (w->all)
-			return wipe_name(w, dirent, offset, blocksize, buf,
+			return plan_entry(w, dirent, offset, blocksize, buf,
 					 E2SR_WHY_DIR_SLACK, 0);
 		return 0;
 	}
@@ -283,10 +283,10 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 		return 0;
 	}
 	if (ref)
-		return wipe_name(w, dirent, offset, blocksize, buf,
+		return plan_entry(w, dirent, offset, blocksize, buf,
 				 E2SR_WHY_ENTRY, dirent->inode);
 	if (w->all)
-		return wipe_name(w, dirent, offset, blocksize, buf,
+		return plan_entry(w, dirent, offset, blocksize, buf,
 				 E2SR_WHY_DIR_SLACK, 0);
 	return 0;
 }

@@ -47,14 +47,16 @@ void e2sr_ino_set_add(struct e2sr_ino_set *s, ext2_ino_t ino, size_t value)
 /* Sorted, and the filter and bits made: from here on, only read. */
 void e2sr_ino_set_done(struct e2sr_ino_set *s)
 {
-	ext2_ino_t top;
+	ext2_ino_t top, ino;
 	size_t i;
 
 	if (s->n)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
 	memset(s->filter, 0, sizeof(s->filter));
-	for (i = 0; i < s->n; i++)
-		s->filter[(s->v[i].ino & 0xffff) >> 3] |= 1 << (s->v[i].ino & 7);
+	for (i = 0; i < s->n; i++) {
+		ino = s->v[i].ino;
+		s->filter[(ino & 0xffff) >> 3] |= 1 << (ino & 7);
+	}
 	top = s->n ? s->v[s->n - 1].ino : 0;
 	if (!s->n || top > INO_BITS_MAX ||
 	    ext2fs_get_memzero(top / 8 + 1, &s->bits))

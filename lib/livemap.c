@@ -1023,8 +1023,8 @@ errcode_t e2sr_livemap_linked_check(struct e2sr_ctx *ctx,
 		if (lm->linked_unknown) {
 			at = s;
 		} else if (!lm->linked_blocks ||
-			   ext2fs_find_first_set_block_bitmap2(lm->linked_blocks,
-							       s, e - 1, &at)) {
+			   ext2fs_find_first_set_block_bitmap2(
+					lm->linked_blocks, s, e - 1, &at)) {
 			s = e;
 			continue;
 		}
