@@ -18,9 +18,11 @@
  *
  * The plan lists every entry and every run of name bytes it will zero,
  * as actions (directory, block ordinal, offset, length, a crc of the
- * bytes).  The wipe walks the same directories the same way and zeroes
- * exactly those, each only if its bytes still read as planned; a planned
- * action it does not meet stops it (the filesystem changed).
+ * bytes).  The writer takes those actions from the plan's list, not the
+ * walk again: it reads only the blocks they name, found by their
+ * ordinal, and zeroes exactly those bytes, each only if they still read
+ * as planned; a planned action it does not meet stops it (the
+ * filesystem changed).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -39,7 +41,6 @@ struct name_walk {
 	struct e2sr_ino_set	set;		/* inventory numbers, with */
 						/* their index in inv.files */
 	size_t			count;
-	int			write;		/* zero them, or only count */
 	int			htree;		/* directory has an index */
 	size_t			found;
 	__u32			*jnames;	/* names journal copies */
@@ -56,7 +57,6 @@ struct name_walk {
 	size_t			dir_first;	/* plan->names of this dir */
 	size_t			entry_end;	/* its entry pass's end */
 	size_t			wiped;		/* as_wiped()'s cursor */
-	size_t			next;		/* writing: the next planned */
 };
 
 /* A directory's name actions: by block, its entries before its bytes. */
@@ -163,30 +163,12 @@ static errcode_t plan_name(struct name_walk *w, int why, ext2_ino_t owner,
 	return 0;
 }
 
-/*
- * Planning, note the action; writing, whether it is the next planned
- * one, as planned (then it is done, and the caller zeroes it).
- */
-static int take_name(struct name_walk *w, int why, ext2_ino_t owner,
-		     unsigned int off, unsigned int len, __u32 crc)
+/* Note the action. */
+static void take_name(struct name_walk *w, int why, ext2_ino_t owner,
+		      unsigned int off, unsigned int len, __u32 crc)
 {
-	const struct e2sr_action *a;
-
-	if (!w->write) {
-		w->err = plan_name(w, why, owner, off, len, crc);
-		w->found++;
-		return 0;
-	}
-	if (w->next >= w->plan->name_count)
-		return 0;
-	a = &w->plan->names[w->next];
-	if (a->ino != w->dir || a->blk != w->part || a->off != off ||
-	    a->len != len || a->crc != crc || a->why != why)
-		return 0;
-	w->next++;
+	w->err = plan_name(w, why, owner, off, len, crc);
 	w->found++;
-	e2sr_action_done(w->ctx, a);
-	return 1;
 }
 
 /* Plan to zero a removed entry's name and inode; the rec_len chain stays. */
@@ -206,44 +188,6 @@ static int plan_entry(struct name_walk *w, struct ext2_dir_entry *dirent,
 	return w->err ? DIRENT_ABORT : 0;
 }
 
-/*
- * Writing: zero the entries planned in part @w->part of the directory,
- * held in @buf, each only if its bytes are still as planned.  They are
- * taken from the plan, not found again: libext2fs finds removed entries
- * by the lengths of those before them, so a walk over a block whose
- * entries it has zeroed would meet others than the plan did.  Returns
- * whether @buf changed; a planned entry not as planned is
- * E2SR_ERR_CHANGED in @w->err.
- */
-static int apply_entries(struct name_walk *w, char *buf, unsigned int size)
-{
-	const struct e2sr_action *a;
-	struct ext2_dir_entry *de;
-	int changed = 0;
-
-	for (; w->next < w->plan->name_count; w->next++) {
-		a = &w->plan->names[w->next];
-		if (a->ino != w->dir || a->blk != w->part ||
-		    a->why == E2SR_WHY_NAME_BYTES)
-			break;
-		de = (struct ext2_dir_entry *)(buf + a->off);
-		if (a->off + 8 + a->len > size ||
-		    (__u32)ext2fs_dirent_name_len(de) != a->len ||
-		    e2sr_crc32c_le(~0U, de, 8 + a->len) != a->crc) {
-			snprintf(w->ctx->detail, sizeof(w->ctx->detail),
-				 "directory %u: a planned name is not as "
-				 "planned", w->dir);
-			w->err = E2SR_ERR_CHANGED;
-			break;
-		}
-		zero_entry(de);
-		w->found++;
-		e2sr_action_done(w->ctx, a);
-		changed = 1;
-	}
-	return changed;
-}
-
 static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 		       struct ext2_dir_entry *dirent, int offset,
 		       int blocksize, char *buf, void *priv)
@@ -255,12 +199,6 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	/* Every block's (or inline part's) first entry is at offset 0. */
 	if (!offset)
 		w->part++;
-	/* Writing (inline directories only): the plan, once per part. */
-	if (w->write) {
-		if (offset || !apply_entries(w, buf, blocksize))
-			return w->err ? DIRENT_ABORT : 0;
-		return DIRENT_CHANGED | (w->err ? DIRENT_ABORT : 0);
-	}
 	if (!dirent->inode) {
 		/* Whose it was only a journal copy can say. */
 		if (e2sr_name_in(w->jnames, w->jname_count, dirent->name,
@@ -291,14 +229,13 @@ static int visit_entry(ext2_ino_t dir EXT2FS_ATTR((unused)), int entry,
 	return 0;
 }
 
-/* A known name in slack: planned, or zeroed as planned. */
+/* A known name in slack: planned. */
 static int zero_hit(void *priv, unsigned int off, unsigned int len)
 {
 	struct name_walk *w = priv;
 
-	if (take_name(w, E2SR_WHY_NAME_BYTES, 0, off, len,
-		      e2sr_crc32c_le(~0U, w->block + off, len)))
-		memset(w->block + off, 0, len);
+	take_name(w, E2SR_WHY_NAME_BYTES, 0, off, len,
+		  e2sr_crc32c_le(~0U, w->block + off, len));
 	return w->err != 0;
 }
 
@@ -343,7 +280,6 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	struct name_walk *w = priv;
 	struct ext2_dir_entry *de;
 	unsigned int off = 0, rec_len, used, bs = fs->blocksize;
-	size_t before = w->found;
 
 	if (blockcnt < 0)
 		return 0;
@@ -355,12 +291,7 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		return BLOCK_ABORT;
 	if (is_index_block(w, w->block, bs))
 		return 0;
-	if (!w->write)
-		as_wiped(w);
-	else
-		apply_entries(w, w->block, bs);
-	if (w->err)
-		return BLOCK_ABORT;
+	as_wiped(w);
 	while (w->jblob_len && off + 8 <= bs) {
 		de = (struct ext2_dir_entry *)(w->block + off);
 		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
@@ -378,13 +309,7 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 			return BLOCK_ABORT;
 		off += rec_len;
 	}
-	if (!w->write || w->found == before)
-		return 0;
-	w->err = e2sr_wipe_check_dir_block(w->ctx, w->dir, *blocknr, 1);
-	if (!w->err)
-		w->err = ext2fs_write_dir_block4(fs, *blocknr, w->block, 0,
-						 w->dir);
-	return w->err ? BLOCK_ABORT : 0;
+	return 0;
 }
 
 static errcode_t scan_slack(struct name_walk *w, ext2_ino_t dir)
@@ -411,12 +336,6 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	errcode_t err;
 	int flags;
 
-	/* The guard of every rewrite of its blocks, just before them. */
-	if (w->write) {
-		err = e2sr_wipe_check_dir(w->ctx, dir, 1);
-		if (err)
-			return err;
-	}
 	err = ext2fs_read_inode(fs, dir, &inode);
 	if (err)
 		return err;
@@ -431,8 +350,7 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	w->dir = dir;
 	w->part = 0;
 	w->err = 0;
-	if (!w->write)
-		w->dir_first = w->plan->name_count;
+	w->dir_first = w->plan->name_count;
 	flags = DIRENT_FLAG_INCLUDE_REMOVED | DIRENT_FLAG_INCLUDE_EMPTY;
 	/*
 	 * libext2fs reads this flag as "the buffer is inline data" for
@@ -440,12 +358,6 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 	 */
 	if (inode.i_flags & EXT4_INLINE_DATA_FL)
 		flags |= DIRENT_FLAG_INCLUDE_INLINE_DATA;
-	/*
-	 * Writing a directory of blocks, one pass zeroes a block's planned
-	 * entries and then its planned name bytes, and writes it once.
-	 */
-	if (w->write && !(inode.i_flags & EXT4_INLINE_DATA_FL))
-		return scan_slack(w, dir);
 	err = ext2fs_dir_iterate2(fs, dir, flags, NULL, visit_entry, w);
 	if (!err)
 		err = w->err;
@@ -532,36 +444,222 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 	return err;
 }
 
-struct names_check {
-	struct e2sr_ctx		*ctx;
-	ext2_ino_t		dir;
-	__u32			part;
-	size_t			next;		/* in plan->names */
-	errcode_t		err;
+/* ---- writing: the plan's actions, directory by directory ---- */
+
+/* One directory's actions, @a[0..n), as the writer and its check go. */
+struct name_apply {
+	struct e2sr_ctx			*ctx;
+	ext2_ino_t			dir;
+	const struct e2sr_action	*a;
+	size_t				n;
+	size_t				next;	/* the next not yet met */
+	__u32				part;	/* ordinal of the block */
+	int				write;	/* or only check */
+	char				*block;
+	errcode_t			err;
 };
 
-static int check_block(ext2_filsys fs EXT2FS_ATTR((unused)),
-		       blk64_t *blocknr, e2_blkcnt_t blockcnt,
+static void not_as_planned(struct name_apply *p)
+{
+	snprintf(p->ctx->detail, sizeof(p->ctx->detail),
+		 "directory %u: a planned name is not as planned", p->dir);
+	p->err = E2SR_ERR_CHANGED;
+}
+
+/*
+ * Zero the actions of part @p->part, held in @buf: its entries, then its
+ * name bytes, in the plan's order, each only if its bytes read as
+ * planned.  The name bytes were planned on the block as its entries
+ * leave it, so they are checked after them.  Returns whether @buf
+ * changed.
+ */
+static int apply_part(struct name_apply *p, char *buf, unsigned int size)
+{
+	const struct e2sr_action *a;
+	struct ext2_dir_entry *de;
+	int changed = 0;
+
+	for (; p->next < p->n && p->a[p->next].blk == p->part; p->next++) {
+		a = &p->a[p->next];
+		if (a->off > size || a->len > size - a->off) {
+			not_as_planned(p);
+			break;
+		}
+		if (a->why == E2SR_WHY_NAME_BYTES) {
+			if (e2sr_crc32c_le(~0U, buf + a->off, a->len) !=
+			    a->crc) {
+				not_as_planned(p);
+				break;
+			}
+			memset(buf + a->off, 0, a->len);
+			changed = 1;
+			continue;
+		}
+		de = (struct ext2_dir_entry *)(buf + a->off);
+		if (a->len + 8 > size - a->off ||
+		    (__u32)ext2fs_dirent_name_len(de) != a->len ||
+		    e2sr_crc32c_le(~0U, de, 8 + a->len) != a->crc) {
+			not_as_planned(p);
+			break;
+		}
+		zero_entry(de);
+		changed = 1;
+	}
+	return changed;
+}
+
+/* What is written is done, and counted. */
+static void parts_done(struct name_apply *p, size_t first)
+{
+	size_t i;
+
+	for (i = first; i < p->next; i++)
+		e2sr_action_done(p->ctx, &p->a[i]);
+	p->ctx->stats.wiped[E2SR_KIND_NAMES][0] += p->next - first;
+	e2sr_wipe_advance(p->ctx, p->next - first);
+}
+
+/* An inline directory: each part's actions, at its first entry. */
+static int apply_inline(ext2_ino_t dir EXT2FS_ATTR((unused)),
+			int entry EXT2FS_ATTR((unused)),
+			struct ext2_dir_entry *dirent EXT2FS_ATTR((unused)),
+			int offset, int blocksize, char *buf, void *priv)
+{
+	struct name_apply *p = priv;
+	int changed;
+
+	if (offset)
+		return 0;
+	p->part++;
+	changed = apply_part(p, buf, blocksize);
+	if (p->err)
+		return DIRENT_ABORT;
+	return changed ? DIRENT_CHANGED : 0;
+}
+
+/*
+ * A block of the directory: only one the plan names is read; writing,
+ * its actions are applied and it is put back once, through the guard
+ * and libext2fs (the checksum tail); checking, the guard is asked.
+ */
+static int apply_block(ext2_filsys fs, blk64_t *blocknr,
+		       e2_blkcnt_t blockcnt,
 		       blk64_t ref_blk EXT2FS_ATTR((unused)),
 		       int ref_offset EXT2FS_ATTR((unused)), void *priv)
 {
-	struct names_check *c = priv;
-	const struct e2sr_plan *plan = &c->ctx->plan;
-	int hit = 0;
+	struct name_apply *p = priv;
+	size_t first = p->next;
 
 	if (blockcnt < 0)
 		return 0;
-	c->part++;
-	while (c->next < plan->name_count &&
-	       plan->names[c->next].ino == c->dir &&
-	       plan->names[c->next].blk == c->part) {
-		c->next++;
-		hit = 1;
-	}
-	if (hit)
-		c->err = e2sr_wipe_check_dir_block(c->ctx, c->dir, *blocknr,
+	if (p->next == p->n)
+		return BLOCK_ABORT;	/* all met: the rest is not read */
+	p->part++;
+	if (p->a[p->next].blk != p->part)
+		return 0;
+	if (!p->write) {
+		while (p->next < p->n && p->a[p->next].blk == p->part)
+			p->next++;
+		p->err = e2sr_wipe_check_dir_block(p->ctx, p->dir, *blocknr,
 						   0);
-	return c->err ? BLOCK_ABORT : 0;
+		return p->err ? BLOCK_ABORT : 0;
+	}
+	if (e2sr_cancelled(p->ctx)) {
+		p->err = E2SR_ERR_CANCELLED;
+		return BLOCK_ABORT;
+	}
+	p->err = ext2fs_read_dir_block4(fs, *blocknr, p->block, 0, p->dir);
+	if (p->err == EXT2_ET_DIR_CSUM_INVALID)
+		p->err = 0;	/* as planned: only removed bytes change */
+	if (!p->err)
+		apply_part(p, p->block, fs->blocksize);
+	if (!p->err)
+		p->err = e2sr_wipe_check_dir_block(p->ctx, p->dir, *blocknr,
+						   1);
+	if (!p->err)
+		p->err = ext2fs_write_dir_block4(fs, *blocknr, p->block, 0,
+						 p->dir);
+	if (p->err)
+		return BLOCK_ABORT;
+	parts_done(p, first);
+	return 0;
+}
+
+/* The actions of one directory, @p->a[0..n): checked, or written. */
+static errcode_t apply_dir(struct name_apply *p)
+{
+	ext2_filsys fs = p->ctx->fs;
+	struct ext2_inode inode;
+	errcode_t err;
+
+	/* The guard of every rewrite of its blocks (or its record). */
+	err = e2sr_wipe_check_dir(p->ctx, p->dir, p->write);
+	if (!err)
+		err = ext2fs_read_inode(fs, p->dir, &inode);
+	if (err)
+		return err;
+	p->next = 0;
+	p->part = 0;
+	p->err = 0;
+	if ((inode.i_flags & EXT4_ENCRYPT_FL) &&
+	    (inode.i_flags & EXT4_CASEFOLD_FL)) {
+		/* Never planned: its names carry a hash after them. */
+		not_as_planned(p);
+		return p->err;
+	}
+	if (inode.i_flags & EXT4_INLINE_DATA_FL) {
+		/* Rewritten in its record, which libext2fs checks. */
+		if (!p->write)
+			return 0;
+		err = ext2fs_dir_iterate2(fs, p->dir,
+					  DIRENT_FLAG_INCLUDE_REMOVED |
+					  DIRENT_FLAG_INCLUDE_EMPTY |
+					  DIRENT_FLAG_INCLUDE_INLINE_DATA,
+					  NULL, apply_inline, p);
+		if (!err && !p->err)
+			parts_done(p, 0);
+	} else {
+		err = ext2fs_block_iterate3(fs, p->dir, BLOCK_FLAG_READ_ONLY |
+					    BLOCK_FLAG_DATA_ONLY, NULL,
+					    apply_block, p);
+	}
+	if (!err)
+		err = p->err;
+	if (!err && p->next != p->n) {
+		snprintf(p->ctx->detail, sizeof(p->ctx->detail),
+			 "directory %u: a planned name is in no block of it",
+			 p->dir);
+		err = E2SR_ERR_CHANGED;
+	}
+	return err;
+}
+
+/* The names actions @a[0..n), directory by directory. */
+static errcode_t apply_names(struct e2sr_ctx *ctx,
+			     const struct e2sr_action *a, size_t n, int write)
+{
+	struct name_apply p;
+	errcode_t err = 0;
+	size_t i, end;
+
+	memset(&p, 0, sizeof(p));
+	p.ctx = ctx;
+	p.write = write;
+	if (write && n) {
+		err = ext2fs_get_mem(ctx->fs->blocksize, &p.block);
+		if (err)
+			return err;
+	}
+	for (i = 0; !err && i < n; i = end) {
+		for (end = i + 1; end < n && a[end].ino == a[i].ino; end++)
+			;
+		p.dir = a[i].ino;
+		p.a = a + i;
+		p.n = end - i;
+		err = apply_dir(&p);
+	}
+	ext2fs_free_mem(&p.block);
+	return err;
 }
 
 /*
@@ -569,85 +667,14 @@ static int check_block(ext2_filsys fs EXT2FS_ATTR((unused)),
  * is one the wipe's guard will take (e2sr_wipe_check_dir_block), found
  * as the wipe finds it, by its ordinal among the directory's blocks.
  */
-errcode_t e2sr_names_check(struct e2sr_ctx *ctx)
+errcode_t e2sr_names_check(struct e2sr_ctx *ctx, const struct e2sr_action *a,
+			   size_t n)
 {
-	const struct e2sr_plan *plan = &ctx->plan;
-	struct names_check c;
-	struct ext2_inode inode;
-	errcode_t err;
-	size_t i;
-
-	memset(&c, 0, sizeof(c));
-	c.ctx = ctx;
-	for (i = 0; i < plan->name_dir_count; i++) {
-		c.dir = plan->name_dirs[i];
-		err = e2sr_wipe_check_dir(ctx, c.dir, 0);
-		if (!err)
-			err = ext2fs_read_inode(ctx->fs, c.dir, &inode);
-		if (err)
-			return err;
-		if (inode.i_flags & EXT4_INLINE_DATA_FL) {
-			/* Rewritten in its record, which libext2fs checks. */
-			while (c.next < plan->name_count &&
-			       plan->names[c.next].ino == c.dir)
-				c.next++;
-			continue;
-		}
-		c.part = 0;
-		err = ext2fs_block_iterate3(ctx->fs, c.dir,
-					    BLOCK_FLAG_READ_ONLY |
-					    BLOCK_FLAG_DATA_ONLY, NULL,
-					    check_block, &c);
-		if (!err)
-			err = c.err;
-		if (err)
-			return err;
-	}
-	if (c.next != plan->name_count) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "directory %u: a planned name is in no block of it",
-			 plan->names[c.next].ino);
-		return E2SR_ERR_CHANGED;
-	}
-	return 0;
+	return apply_names(ctx, a, n, 0);
 }
 
-errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx)
+errcode_t e2sr_names_apply(struct e2sr_ctx *ctx, const struct e2sr_action *a,
+			   size_t n)
 {
-	struct e2sr_plan *plan = &ctx->plan;
-	struct name_walk w;
-	errcode_t err;
-	size_t i;
-
-	memset(&w, 0, sizeof(w));
-	w.ctx = ctx;
-	w.plan = plan;
-	w.write = 1;
-	w.all = !!(ctx->opts.sanitize & E2SR_FREE_DIRSLACK);
-	err = sorted_inventory(ctx, &w);
-	if (err || (!w.count && !w.all)) {
-		name_walk_free(&w);
-		return err;
-	}
-	for (i = 0; i < plan->name_dir_count; i++) {
-		if (e2sr_cancelled(ctx)) {
-			err = E2SR_ERR_CANCELLED;
-			break;
-		}
-		err = walk_dir(&w, plan->name_dirs[i]);
-		if (err)
-			break;
-		e2sr_progress(ctx, E2SR_STAGE_NAMES, i + 1,
-			      plan->name_dir_count);
-	}
-	ctx->stats.wiped[E2SR_KIND_NAMES][0] = w.found;
-	name_walk_free(&w);
-	/* A planned name the walk did not meet as planned: not wiped. */
-	if (!err && w.next != plan->name_count) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "directory %u: a planned name is not as planned",
-			 plan->names[w.next].ino);
-		err = E2SR_ERR_CHANGED;
-	}
-	return err;
+	return apply_names(ctx, a, n, 1);
 }

@@ -180,7 +180,8 @@ enum e2sr_why {
  * a block (@off, @len, nonzero @len), which must still read as planned
  * (@crc over the part) when it is written.  A directory's parts name the
  * directory in @ino and its block by ordinal (the n-th block with data,
- * or of an inline directory's parts) in @blk.
+ * or of an inline directory's parts) in @blk.  A live file's unwritten
+ * run names the file in @ino and where the run starts in it in @lblk.
  */
 struct e2sr_action {
 	__u16			kind;		/* enum e2sr_kind_id */
@@ -190,6 +191,7 @@ struct e2sr_action {
 	__u32			off;		/* a part: first byte */
 	__u32			len;		/* a part: bytes; 0: whole */
 	__u32			crc;		/* a part: its bytes, planned */
+	__u32			lblk;		/* unwritten: in the file */
 	blk64_t			blk;
 	blk64_t			count;		/* blocks; 1 for a part */
 };
@@ -283,6 +285,14 @@ struct e2sr_plan {
 	size_t			unwritten_alloc; /* by file */
 	/* What a kind that keeps its plan to itself holds (its .plan). */
 	void			*kind_data[E2SR_KIND_COUNT];
+	/*
+	 * The whole plan as the kinds' rules put it, in write order:
+	 * what -n lists, what is checked before the first write and what
+	 * execute.c writes, action by action (plan.c's, made last).
+	 */
+	struct e2sr_action	*actions;
+	size_t			action_count;
+	size_t			action_alloc;
 };
 
 /* A run of a live directory's blocks, read once for the names in it. */
@@ -406,6 +416,7 @@ enum e2sr_stage {
 	E2SR_STAGE_UNWRITTEN,
 	E2SR_STAGE_FREE_INODES,
 	E2SR_STAGE_SCAN_ITABLES,	/* --free-inodes' planning read */
+	E2SR_STAGE_COUNT
 };
 
 typedef void (*e2sr_progress_fn)(void *data, enum e2sr_stage stage,
@@ -462,6 +473,9 @@ struct e2sr_writer {
 	unsigned char		*rbuf;		/* --skip-zero's read */
 	size_t			wbuf_blocks;
 	int			sec_fd;		/* for BLKSECDISCARD; -1: none */
+	enum e2sr_stage		stage;		/* the progress of the writes: */
+	blk64_t			stage_done;	/* units of the stage written, */
+	blk64_t			stage_total;	/* of all it has in the list */
 	struct e2sr_written	*written;	/* -m random runs, for --verify */
 	size_t			written_count;
 	size_t			written_alloc;
@@ -567,12 +581,25 @@ struct e2sr_kind {
 	errcode_t	(*plan)(struct e2sr_ctx *ctx);
 	void		(*plan_free)(void *data);
 	void		(*planned)(const struct e2sr_ctx *ctx, uint64_t n[2]);
-	/* What the plan holds of it, action by action, in write order. */
+	/*
+	 * Its rule: what the plan holds of it, action by action, in write
+	 * order (plan.c makes the plan's list of actions from the rules).
+	 */
 	void		(*actions)(const struct e2sr_ctx *ctx,
 				   e2sr_action_fn fn, void *data);
-	/* Before the first write, on the read-only handle; NULL: none. */
-	errcode_t	(*check)(struct e2sr_ctx *ctx);
-	errcode_t	(*wipe)(struct e2sr_ctx *ctx);
+	/* The progress stage its writes count in, in blocks or actions. */
+	enum e2sr_stage	stage;
+	/*
+	 * Given its actions of the list, @n of them, in order: check them
+	 * all before the first write, on the read-only handle (NULL:
+	 * nothing to check), and write them, each checked again just
+	 * before it is written, each told done (e2sr_action_done) once it
+	 * is.  A target no longer as planned stops the run.
+	 */
+	errcode_t	(*check)(struct e2sr_ctx *ctx,
+				 const struct e2sr_action *a, size_t n);
+	errcode_t	(*apply)(struct e2sr_ctx *ctx,
+				 const struct e2sr_action *a, size_t n);
 	/* What it rewrote through libext2fs, read back; blocks: verify.c */
 	errcode_t	(*verify)(struct e2sr_ctx *ctx);
 };

@@ -105,8 +105,10 @@ blk64_t e2sr_free_count(const struct e2sr_ctx *ctx);
 /* unwritten.c */
 errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx);
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv);
-errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx);
-errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done);
+errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx,
+				const struct e2sr_action *a, size_t n);
+errcode_t e2sr_unwritten_apply(struct e2sr_ctx *ctx,
+				const struct e2sr_action *a, size_t n);
 void e2sr_unwritten_action(const struct e2sr_unwritten *u,
 			   struct e2sr_action *a);
 
@@ -148,8 +150,10 @@ int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 
 /* dirent.c */
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx);
-errcode_t e2sr_names_wipe(struct e2sr_ctx *ctx);
-errcode_t e2sr_names_check(struct e2sr_ctx *ctx);
+errcode_t e2sr_names_check(struct e2sr_ctx *ctx,
+			   const struct e2sr_action *a, size_t n);
+errcode_t e2sr_names_apply(struct e2sr_ctx *ctx,
+			   const struct e2sr_action *a, size_t n);
 
 /* hooks.c */
 int e2sr_cancelled(const struct e2sr_ctx *ctx);
@@ -185,14 +189,15 @@ errcode_t e2sr_group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk);
 errcode_t e2sr_wipe_check_itable(struct e2sr_ctx *ctx, dgrp_t group,
 				 blk64_t blk, blk64_t n, int write);
 errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
-errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   const struct e2sr_action *run, enum e2sr_stage stage,
-			   blk64_t base, blk64_t total, blk64_t *done);
+void e2sr_wipe_stage(struct e2sr_ctx *ctx, enum e2sr_stage stage,
+		     blk64_t total);
+void e2sr_wipe_advance(struct e2sr_ctx *ctx, blk64_t n);
+errcode_t e2sr_wipe_runs(struct e2sr_ctx *ctx, const struct e2sr_action *a,
+			 size_t n);
 errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
 				  __u32 count);
-errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, blk64_t *done);
-errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, const struct e2sr_action *run,
-			 blk64_t *done);
+errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
+				  const struct e2sr_action *a, size_t n);
 void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a);
 errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count);

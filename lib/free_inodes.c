@@ -6,9 +6,10 @@
  * target.  The plan reads every group's inode table in large runs and
  * notes each free record holding any byte besides the layout
  * (i_extra_isize) and checksum fields, and the blocks that hold them.
- * Execute reads those blocks again, scrubs each noted record the bitmap
- * still calls free as scrub.c scrubs a secure-delete record (zeros,
- * i_extra_isize, a fresh checksum) and writes the block back.
+ * Execute takes the noted records from the plan's list, reads the blocks
+ * that hold them again, scrubs each (it must still be free and hold
+ * residue) as scrub.c scrubs a secure-delete record (zeros,
+ * i_extra_isize, a fresh checksum) and writes the blocks back.
  *
  * A record is free when its bit is clear and no live directory entry
  * names it (livemap.c): both, at planning and again at the write.
@@ -119,7 +120,6 @@ static void free_plan_free(void *data)
 
 enum scrub_mode {
 	SCRUB_PLAN,	/* note each record, skipping the +s ones */
-	SCRUB_WRITE,	/* scrub the planned records, each one done */
 	SCRUB_VERIFY,	/* scrub any, to see whether any is left */
 };
 
@@ -144,11 +144,35 @@ static void free_record_action(ext2_ino_t ino, struct e2sr_action *a)
 }
 
 /*
+ * Scrub free record @ino, at @idx of its group's table, in place, as
+ * libext2fs writes a free record: zeros, and where the record is ever
+ * read (@idx below @used), its layout and a fresh checksum.
+ */
+static void scrub_one(ext2_filsys fs, ext2_ino_t ino, __u32 idx, __u32 used,
+		      struct ext2_inode_large *rec)
+{
+	size_t isize = EXT2_INODE_SIZE(fs->super);
+	__u16 extra = 0;
+
+	if (idx < used && isize > EXT2_GOOD_OLD_INODE_SIZE) {
+		extra = ext2fs_le16_to_cpu(rec->i_extra_isize);
+		if (extra & 3 || extra > isize - EXT2_GOOD_OLD_INODE_SIZE)
+			extra = 0;
+	}
+	memset(rec, 0, isize);
+	if (idx < used) {
+		if (isize > EXT2_GOOD_OLD_INODE_SIZE)
+			rec->i_extra_isize = ext2fs_cpu_to_le16(extra);
+		ext2fs_inode_csum_set(fs, ino, rec);
+	}
+}
+
+/*
  * Scrub, in place, the free records of @n table blocks of @group read
  * into @buf starting at table block @off.  Planning, each is noted in
- * the plan, but for those the plan scrubs as secure-delete records;
- * writing, only the noted ones are scrubbed, each told done.  *@count
- * says how many records were changed; @changed[b] says which blocks.
+ * the plan, but for those the plan scrubs as secure-delete records.
+ * *@count says how many records were changed; @changed[b] says which
+ * blocks.
  */
 static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 			      blk64_t off, blk64_t n, unsigned char *buf,
@@ -158,16 +182,13 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 	ext2_filsys fs = ctx->fs;
 	struct e2sr_plan *plan = &ctx->plan;
 	struct free_plan *fp = plan->kind_data[E2SR_KIND_FREE_RECORDS];
-	const struct free_plan *planned = free_plan(ctx);
 	size_t isize = EXT2_INODE_SIZE(fs->super);
 	__u32 per_block = fs->blocksize / isize;
 	__u32 ipg = fs->super->s_inodes_per_group;
 	__u32 used = group_used(fs, group), idx, i;
 	struct ext2_inode_large *rec;
-	struct e2sr_action a;
 	ext2_ino_t ino;
 	errcode_t err;
-	__u16 extra;
 	blk64_t b;
 
 	*count = 0;
@@ -186,37 +207,14 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 			    bsearch(&ino, plan->inodes, plan->inode_count,
 				    sizeof(ino), cmp_ino))
 				continue;
-			if (mode == SCRUB_WRITE &&
-			    (!planned->count ||
-			     !bsearch(&ino, planned->records, planned->count,
-				      sizeof(ino), cmp_ino)))
-				continue;
 			if (mode == SCRUB_PLAN) {
 				err = note_record(fp, ino);
 				if (err)
 					return err;
 			}
-			extra = 0;
-			if (idx < used && isize > EXT2_GOOD_OLD_INODE_SIZE) {
-				extra = ext2fs_le16_to_cpu(rec->i_extra_isize);
-				if (extra & 3 ||
-				    extra > isize - EXT2_GOOD_OLD_INODE_SIZE)
-					extra = 0;
-			}
-			memset(rec, 0, isize);
-			/* Checksummed as libext2fs writes a free record. */
-			if (idx < used) {
-				if (isize > EXT2_GOOD_OLD_INODE_SIZE)
-					rec->i_extra_isize =
-						ext2fs_cpu_to_le16(extra);
-				ext2fs_inode_csum_set(fs, ino, rec);
-			}
+			scrub_one(fs, ino, idx, used, rec);
 			changed[b] = 1;
 			(*count)++;
-			if (mode == SCRUB_WRITE) {
-				free_record_action(ino, &a);
-				e2sr_action_done(ctx, &a);
-			}
 		}
 	}
 	return 0;
@@ -344,17 +342,72 @@ static errcode_t free_records_plan(struct e2sr_ctx *ctx)
 	return err;
 }
 
-/* Before the first write: every planned run is one the guard takes. */
-static errcode_t free_records_check(struct e2sr_ctx *ctx)
+/*
+ * The table blocks that hold the records of @a[0..n) from the first on:
+ * one group's, at most ITABLE_CHUNK of them, from table block *@first,
+ * *@count of them.  Returns how many of the actions they hold.
+ */
+static size_t record_run(ext2_filsys fs, const struct e2sr_action *a,
+			 size_t n, dgrp_t *group, blk64_t *first,
+			 blk64_t *count)
 {
-	const struct free_plan *fp = free_plan(ctx);
-	errcode_t err;
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 per_block = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	blk64_t off, last;
 	size_t i;
 
-	for (i = 0; i < fp->itable_runs; i++) {
-		err = e2sr_wipe_check_itable(ctx, fp->itable[i].group,
-					     fp->itable[i].blk,
-					     fp->itable[i].count, 0);
+	*group = (a[0].ino - 1) / ipg;
+	*first = last = ((a[0].ino - 1) % ipg) / per_block;
+	for (i = 1; i < n; i++) {
+		off = ((a[i].ino - 1) % ipg) / per_block;
+		if ((a[i].ino - 1) / ipg != *group || off < last ||
+		    off - *first >= ITABLE_CHUNK)
+			break;
+		last = off;
+	}
+	*count = last - *first + 1;
+	return i;
+}
+
+/* A planned record is one that may be scrubbed, as at planning. */
+static errcode_t record_ok(struct e2sr_ctx *ctx, const struct e2sr_action *a)
+{
+	ext2_filsys fs = ctx->fs;
+
+	if (a->ino < EXT2_FIRST_INODE(fs->super) ||
+	    a->ino > fs->super->s_inodes_count) {
+		snprintf(ctx->detail, sizeof(ctx->detail), "inode %u", a->ino);
+		return EXT2_ET_BAD_INODE_NUM;
+	}
+	if (!e2sr_record_free(ctx, a->ino)) {
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "free inode %u: in use now", a->ino);
+		return E2SR_ERR_CHANGED;
+	}
+	return 0;
+}
+
+/* Before the first write: every record, and the blocks that hold them. */
+static errcode_t free_records_check(struct e2sr_ctx *ctx,
+				    const struct e2sr_action *a, size_t n)
+{
+	blk64_t table, first, count;
+	errcode_t err;
+	dgrp_t group;
+	size_t i, end, k;
+
+	for (i = 0; i < n; i = end) {
+		end = i + record_run(ctx->fs, a + i, n - i, &group, &first,
+				     &count);
+		for (k = i; k < end; k++) {
+			err = record_ok(ctx, &a[k]);
+			if (err)
+				return err;
+		}
+		err = e2sr_group_table(ctx->fs, group, &table);
+		if (!err)
+			err = e2sr_wipe_check_itable(ctx, group, table + first,
+						     count, 0);
 		if (err)
 			return err;
 	}
@@ -362,16 +415,94 @@ static errcode_t free_records_check(struct e2sr_ctx *ctx)
 }
 
 /*
- * Read the planned blocks again and scrub what is still there; with
- * @write, put the changed blocks back, run by run, else (--verify) count
- * every block that still had something to scrub as a mismatch.
+ * The records of @a[0..n), run of table blocks by run: each checked
+ * again, read, scrubbed (it must still hold residue), and the blocks
+ * that changed written back.
  */
-static errcode_t rescan(struct e2sr_ctx *ctx, int write)
+static errcode_t free_records_apply(struct e2sr_ctx *ctx,
+				    const struct e2sr_action *a, size_t n)
+{
+	ext2_filsys fs = ctx->fs;
+	size_t isize = EXT2_INODE_SIZE(fs->super);
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 per_block = fs->blocksize / isize, idx;
+	blk64_t *wiped = ctx->stats.wiped[E2SR_KIND_FREE_RECORDS];
+	unsigned char *buf, *changed, *rec;
+	blk64_t table, first, count, b, e;
+	size_t i, end, k;
+	dgrp_t group;
+	errcode_t err;
+
+	err = chunk_buffers(fs, &buf, &changed);
+	if (err)
+		return err;
+	for (i = 0; !err && i < n; i = end) {
+		if (e2sr_cancelled(ctx)) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		end = i + record_run(fs, a + i, n - i, &group, &first, &count);
+		err = e2sr_group_table(fs, group, &table);
+		if (!err)
+			err = e2sr_wipe_check_itable(ctx, group, table + first,
+						     count, 1);
+		if (!err)
+			err = io_channel_read_blk64(fs->io, table + first,
+						    count, buf);
+		if (err)
+			break;
+		memset(changed, 0, count);
+		for (k = i; !err && k < end; k++) {
+			idx = (a[k].ino - 1) % ipg;
+			b = idx / per_block - first;
+			rec = buf + (b * per_block + idx % per_block) * isize;
+			err = record_ok(ctx, &a[k]);
+			if (!err && !record_residue(rec, isize)) {
+				snprintf(ctx->detail, sizeof(ctx->detail),
+					 "free inode %u: no longer as planned",
+					 a[k].ino);
+				err = E2SR_ERR_CHANGED;
+			}
+			if (err)
+				break;
+			scrub_one(fs, a[k].ino, idx, group_used(fs, group),
+				  (struct ext2_inode_large *)rec);
+			changed[b] = 1;
+		}
+		for (b = 0; !err && b < count; b = e) {
+			e = b + 1;
+			if (!changed[b])
+				continue;
+			while (e < count && changed[e])
+				e++;
+			ctx->stats.write_calls++;
+			err = io_channel_write_blk64(fs->io, table + first + b,
+						     e - b,
+						     buf + b * fs->blocksize);
+			if (!err)
+				wiped[1] += e - b;
+		}
+		if (err)
+			break;
+		for (k = i; k < end; k++)
+			e2sr_action_done(ctx, &a[k]);
+		wiped[0] += end - i;
+		e2sr_wipe_advance(ctx, end - i);
+	}
+	ext2fs_free_mem(&buf);
+	ext2fs_free_mem(&changed);
+	/* The records libext2fs may remember are the ones just replaced. */
+	ext2fs_flush_icache(fs);
+	return err;
+}
+
+/* --verify: the rewritten blocks hold no free record with residue. */
+static errcode_t free_records_verify(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
 	const struct free_plan *fp = free_plan(ctx);
 	unsigned char *buf, *changed;
-	blk64_t table, b, e;
+	blk64_t table, b;
 	errcode_t err;
 	size_t i, n;
 
@@ -383,68 +514,28 @@ static errcode_t rescan(struct e2sr_ctx *ctx, int write)
 	for (i = 0; !err && i < fp->itable_runs; i++) {
 		const struct e2sr_itable_run *r = &fp->itable[i];
 
-		if (e2sr_cancelled(ctx) && write) {
-			err = E2SR_ERR_CANCELLED;
-			break;
-		}
-		err = write ? e2sr_wipe_check_itable(ctx, r->group, r->blk,
-						     r->count, 1) :
-		      e2sr_group_table(fs, r->group, &table);
+		err = e2sr_group_table(fs, r->group, &table);
 		if (!err)
 			err = io_channel_read_blk64(fs->io, r->blk, r->count,
 						    buf);
+		if (!err)
+			err = scrub_blocks(ctx, r->group, r->blk - table,
+					   r->count, buf, changed,
+					   SCRUB_VERIFY, &n);
 		if (err)
 			break;
-		e2sr_group_table(fs, r->group, &table);
-		err = scrub_blocks(ctx, r->group, r->blk - table, r->count,
-				   buf, changed,
-				   write ? SCRUB_WRITE : SCRUB_VERIFY, &n);
-		if (err)
-			break;
-		for (b = 0; !err && b < r->count; b = e) {
-			e = b + 1;
+		for (b = 0; b < r->count; b++) {
 			if (!changed[b])
 				continue;
-			if (!write) {
-				ctx->stats.verify_bad++;
-				if (!ctx->stats.verify_first_bad)
-					ctx->stats.verify_first_bad =
-						r->blk + b;
-				continue;
-			}
-			while (e < r->count && changed[e])
-				e++;
-			err = io_channel_write_blk64(fs->io, r->blk + b, e - b,
-						     buf + b * fs->blocksize);
-			ctx->stats.wiped[E2SR_KIND_FREE_RECORDS][1] += e - b;
-			ctx->stats.write_calls++;
+			ctx->stats.verify_bad++;
+			if (!ctx->stats.verify_first_bad)
+				ctx->stats.verify_first_bad = r->blk + b;
 		}
-		if (!write) {
-			ctx->stats.verified += r->count;
-			continue;
-		}
-		ctx->stats.wiped[E2SR_KIND_FREE_RECORDS][0] += n;
-		e2sr_progress(ctx, E2SR_STAGE_FREE_INODES, i + 1,
-			      fp->itable_runs);
+		ctx->stats.verified += r->count;
 	}
 	ext2fs_free_mem(&buf);
 	ext2fs_free_mem(&changed);
-	if (!write)
-		return err;
-	/* The records libext2fs may remember are the ones just replaced. */
-	ext2fs_flush_icache(fs);
-	return err ? err : io_channel_flush(fs->io);
-}
-
-static errcode_t free_records_wipe(struct e2sr_ctx *ctx)
-{
-	return rescan(ctx, 1);
-}
-
-/* --verify: the rewritten blocks hold no free record with residue. */
-static errcode_t free_records_verify(struct e2sr_ctx *ctx)
-{
-	return rescan(ctx, 0);
+	return err;
 }
 
 static int free_records_shown(const struct e2sr_ctx *ctx)
@@ -486,7 +577,8 @@ const struct e2sr_kind e2sr_kind_free_records = {
 	.plan_free = free_plan_free,
 	.planned = free_records_planned,
 	.actions = free_records_actions,
+	.stage = E2SR_STAGE_FREE_INODES,
 	.check = free_records_check,
-	.wipe = free_records_wipe,
+	.apply = free_records_apply,
 	.verify = free_records_verify,
 };

@@ -2,15 +2,16 @@
  * kinds.c --- the residue kinds a run wipes, as one table.
  *
  * Owns, for each kind: its names (the report's line, the record's row,
- * the JSON key), what the plan holds of it, its actions in write order,
- * when the report lists it, the phase of execute it belongs to, and its
- * check, wipe and read-back steps; what was wiped is counted by kind in
- * ctx->stats.wiped.  execute.c walks the table phase by phase (as e2fsck
- * walks its pass table); plan.c runs the .plan of the kinds that plan on
- * their own; the command prints from it.  How a kind is found and
- * planned is its own file's (dirent.c, unwritten.c, plan_journal.c,
- * plan.c); how a block is written, and the guard of every write, is
- * wipe_io.c's.
+ * the JSON key), what the plan holds of it, its rule (the actions it
+ * puts in the plan's list, in write order), when the report lists it,
+ * the phase of execute and the progress stage it belongs to, and its
+ * check, write and read-back steps, each given its slice of the list;
+ * what was wiped is counted by kind in ctx->stats.wiped.  plan.c runs
+ * the .plan of the kinds that plan on their own and makes the list from
+ * the rules; execute.c walks the list (as e2fsck walks its pass table);
+ * the command prints from the table.  How a kind is found and planned is
+ * its own file's (dirent.c, unwritten.c, plan_journal.c, plan.c); how a
+ * block is written, and the guard of every write, is wipe_io.c's.
  *
  * A kind can be one file: free_inodes.c defines its whole struct
  * e2sr_kind, keeps its plan in ctx->plan.kind_data, and has one row
@@ -58,24 +59,23 @@ static void map_actions(const struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 	}
 }
 
-/* Every run of @map passes the check the writer will make. */
-static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map)
+/* Every run passes the check the writer will make. */
+static errcode_t runs_check(struct e2sr_ctx *ctx, const struct e2sr_action *a,
+			    size_t n)
 {
-	ext2_filsys fs = ctx->fs;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
-	blk64_t start = fs->super->s_first_data_block, end;
 	errcode_t err;
+	size_t i;
 
-	while (e2sr_next_run(map, 1, &start, last, &end)) {
-		err = e2sr_wipe_check_free(ctx, start, end - start);
+	for (i = 0; i < n; i++) {
+		err = e2sr_wipe_check_free(ctx, a[i].blk, a[i].count);
 		if (err) {
 			snprintf(ctx->detail, sizeof(ctx->detail),
 				 "blocks %llu-%llu",
-				 (unsigned long long)start,
-				 (unsigned long long)end - 1);
+				 (unsigned long long)a[i].blk,
+				 (unsigned long long)(a[i].blk + a[i].count -
+						      1));
 			return err;
 		}
-		start = end;
 	}
 	return 0;
 }
@@ -93,24 +93,6 @@ static void data_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 	map_actions(ctx, ctx->plan.data_blocks, E2SR_KIND_DATA, fn, data);
 }
 
-static errcode_t data_check(struct e2sr_ctx *ctx)
-{
-	return check_runs(ctx, ctx->plan.data_blocks);
-}
-
-/* Data and metadata make one stage, one count, for the progress. */
-static errcode_t data_wipe(struct e2sr_ctx *ctx)
-{
-	const struct e2sr_plan *plan = &ctx->plan;
-	struct e2sr_action run;
-
-	action_init(&run, E2SR_KIND_DATA, E2SR_WHY_FREED);
-	return e2sr_wipe_bitmap(ctx, plan->data_blocks, &run,
-				E2SR_STAGE_WIPE_BLOCKS, 0,
-				plan->data_count + plan->meta_count,
-				&ctx->stats.wiped[E2SR_KIND_DATA][0]);
-}
-
 static void meta_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 {
 	n[0] = ctx->plan.meta_count;
@@ -120,28 +102,6 @@ static void meta_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 			 void *data)
 {
 	map_actions(ctx, ctx->plan.meta_blocks, E2SR_KIND_META, fn, data);
-}
-
-static errcode_t meta_check(struct e2sr_ctx *ctx)
-{
-	return check_runs(ctx, ctx->plan.meta_blocks);
-}
-
-static errcode_t meta_wipe(struct e2sr_ctx *ctx)
-{
-	const struct e2sr_plan *plan = &ctx->plan;
-	struct e2sr_action run;
-	errcode_t err;
-
-	action_init(&run, E2SR_KIND_META, E2SR_WHY_FREED);
-	err = e2sr_wipe_bitmap(ctx, plan->meta_blocks, &run,
-			       E2SR_STAGE_WIPE_BLOCKS,
-			       ctx->stats.wiped[E2SR_KIND_DATA][0],
-			       plan->data_count + plan->meta_count,
-			       &ctx->stats.wiped[E2SR_KIND_META][0]);
-	if (err)
-		return err;
-	return io_channel_flush(ctx->fs->io);
 }
 
 /* ---- removed directory entries ---- */
@@ -187,14 +147,14 @@ static void records_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 	}
 }
 
-static errcode_t records_check(struct e2sr_ctx *ctx)
+static errcode_t records_check(struct e2sr_ctx *ctx,
+			       const struct e2sr_action *a, size_t n)
 {
-	const struct e2sr_plan *plan = &ctx->plan;
 	errcode_t err;
 	size_t i;
 
-	for (i = 0; i < plan->inode_count; i++) {
-		err = e2sr_wipe_check_record(ctx, plan->inodes[i], 0);
+	for (i = 0; i < n; i++) {
+		err = e2sr_wipe_check_record(ctx, a[i].ino, 0);
 		if (err)
 			return err;
 	}
@@ -202,25 +162,22 @@ static errcode_t records_check(struct e2sr_ctx *ctx)
 }
 
 /* After the names: the records are what says which inodes were +s. */
-static errcode_t records_wipe(struct e2sr_ctx *ctx)
+static errcode_t records_apply(struct e2sr_ctx *ctx,
+			       const struct e2sr_action *a, size_t n)
 {
-	const struct e2sr_plan *plan = &ctx->plan;
-	struct e2sr_action a;
 	errcode_t err;
 	size_t i;
 
-	for (i = 0; i < plan->inode_count; i++) {
+	for (i = 0; i < n; i++) {
 		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
-		err = e2sr_scrub_inode(ctx, plan->inodes[i]);
+		err = e2sr_scrub_inode(ctx, a[i].ino);
 		if (err)
 			return err;
-		record_action(plan->inodes[i], &a);
-		e2sr_action_done(ctx, &a);
-		e2sr_progress(ctx, E2SR_STAGE_SCRUB_INODES, i + 1,
-			      plan->inode_count);
+		e2sr_action_done(ctx, &a[i]);
+		e2sr_wipe_advance(ctx, 1);
 	}
-	return io_channel_flush(ctx->fs->io);
+	return 0;
 }
 
 /* ---- stale journal copies ---- */
@@ -262,33 +219,26 @@ static void journal_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 		}
 }
 
-static errcode_t journal_check(struct e2sr_ctx *ctx)
+static errcode_t journal_check(struct e2sr_ctx *ctx,
+			       const struct e2sr_action *a, size_t n)
 {
-	const struct e2sr_plan *plan = &ctx->plan;
 	errcode_t err;
 	size_t i;
 
-	if (!plan->journal_count)
-		return 0;
 	/* Stale copies may go only once the journal is empty. */
 	if (ctx->journal && ctx->journal->jsb.start &&
 	    ctx->replay.how != E2SR_RECOVERY_VIEW)
 		return E2SR_ERR_JOURNAL_LIVE;
-	for (i = 0; i < plan->journal_count; i++) {
-		err = e2sr_wipe_journal_place(ctx, plan->journal[i].jblock, 1);
+	for (i = 0; i < n; i++) {
+		err = e2sr_wipe_journal_place(ctx, a[i].blk, 1);
 		if (err) {
 			snprintf(ctx->detail, sizeof(ctx->detail),
-				 "journal block %u", plan->journal[i].jblock);
+				 "journal block %llu",
+				 (unsigned long long)a[i].blk);
 			return err;
 		}
 	}
 	return 0;
-}
-
-static errcode_t journal_wipe(struct e2sr_ctx *ctx)
-{
-	return e2sr_wipe_journal(ctx,
-				 &ctx->stats.wiped[E2SR_KIND_JOURNAL][0]);
 }
 
 /* ---- all free blocks (--all-free, --all-free-if-lost) ---- */
@@ -328,17 +278,6 @@ static void all_free_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 	}
 }
 
-static errcode_t all_free_wipe(struct e2sr_ctx *ctx)
-{
-	struct e2sr_action run;
-
-	if (!ctx->plan.free_all)
-		return 0;
-	action_init(&run, E2SR_KIND_ALL_FREE, all_free_why(ctx));
-	return e2sr_wipe_free(ctx, &run,
-			      &ctx->stats.wiped[E2SR_KIND_ALL_FREE][0]);
-}
-
 /* ---- unwritten extents of live files ---- */
 
 static int unwritten_shown(const struct e2sr_ctx *ctx)
@@ -363,28 +302,14 @@ static void unwritten_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 	}
 }
 
-static errcode_t unwritten_check(struct e2sr_ctx *ctx)
-{
-	if (!ctx->plan.unwritten_runs)
-		return 0;
-	return e2sr_unwritten_check(ctx);
-}
-
-static errcode_t unwritten_wipe(struct e2sr_ctx *ctx)
-{
-	if (!ctx->plan.unwritten_runs)
-		return 0;
-	return e2sr_unwritten_wipe(ctx,
-				   &ctx->stats.wiped[E2SR_KIND_UNWRITTEN][0]);
-}
-
 static const struct e2sr_kind kind_data = {
 	.count = { { "data_blocks", "freed data",
 		     "freed data blocks", "blocks" } },
 	.phase = 1,
 	.planned = data_planned,
 	.actions = data_actions,
-	.check = data_check, .wipe = data_wipe,
+	.stage = E2SR_STAGE_WIPE_BLOCKS,
+	.check = runs_check, .apply = e2sr_wipe_runs,
 };
 
 static const struct e2sr_kind kind_meta = {
@@ -393,7 +318,8 @@ static const struct e2sr_kind kind_meta = {
 	.phase = 1,
 	.planned = meta_planned,
 	.actions = meta_actions,
-	.check = meta_check, .wipe = meta_wipe,
+	.stage = E2SR_STAGE_WIPE_BLOCKS,
+	.check = runs_check, .apply = e2sr_wipe_runs,
 };
 
 static const struct e2sr_kind kind_names = {
@@ -402,7 +328,8 @@ static const struct e2sr_kind kind_names = {
 	.phase = 3,
 	.planned = names_planned,
 	.actions = names_actions,
-	.check = e2sr_names_check, .wipe = e2sr_names_wipe,
+	.stage = E2SR_STAGE_NAMES,
+	.check = e2sr_names_check, .apply = e2sr_names_apply,
 };
 
 static const struct e2sr_kind kind_records = {
@@ -411,7 +338,8 @@ static const struct e2sr_kind kind_records = {
 	.phase = 3,
 	.planned = records_planned,
 	.actions = records_actions,
-	.check = records_check, .wipe = records_wipe,
+	.stage = E2SR_STAGE_SCRUB_INODES,
+	.check = records_check, .apply = records_apply,
 };
 
 static const struct e2sr_kind kind_journal = {
@@ -420,7 +348,8 @@ static const struct e2sr_kind kind_journal = {
 	.phase = 4,
 	.planned = journal_planned,
 	.actions = journal_actions,
-	.check = journal_check, .wipe = journal_wipe,
+	.stage = E2SR_STAGE_JOURNAL,
+	.check = journal_check, .apply = e2sr_wipe_journal_apply,
 };
 
 static const struct e2sr_kind kind_all_free = {
@@ -430,7 +359,8 @@ static const struct e2sr_kind kind_all_free = {
 	.shown = all_free_shown,
 	.planned = all_free_planned,
 	.actions = all_free_actions,
-	.wipe = all_free_wipe,
+	.stage = E2SR_STAGE_FREE,
+	.check = runs_check, .apply = e2sr_wipe_runs,
 };
 
 static const struct e2sr_kind kind_unwritten = {
@@ -440,7 +370,8 @@ static const struct e2sr_kind kind_unwritten = {
 	.shown = unwritten_shown,
 	.planned = unwritten_planned,
 	.actions = unwritten_actions,
-	.check = unwritten_check, .wipe = unwritten_wipe,
+	.stage = E2SR_STAGE_UNWRITTEN,
+	.check = e2sr_unwritten_check, .apply = e2sr_unwritten_apply,
 };
 
 /*

@@ -8,8 +8,9 @@
  * it (old bytes under a live file's unwritten extent are unwritten.c's,
  * planned as that file's run): free means free by both sources, the
  * block bitmap and the live set of livemap.c, and a record is deleted
- * only if no live entry names it.  The plan is what -n reports and what
- * execute.c writes.
+ * only if no live entry names it.  Last, every kind's rule puts its
+ * actions into one list, in write order: that list is what -n reports,
+ * what is checked before the first write, and what execute.c writes.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -36,6 +37,7 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 	ext2fs_free_mem(&plan->names);
 	ext2fs_free_mem(&plan->journal);
 	ext2fs_free_mem(&plan->unwritten);
+	ext2fs_free_mem(&plan->actions);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -114,6 +116,45 @@ static void plan_cut_away(const struct e2sr_ctx *ctx,
 		if (block_free(ctx, e->pblk + i) &&
 		    !in_live_map(file, e->pblk + i))
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
+}
+
+struct list_fill {
+	struct e2sr_plan	*plan;
+	errcode_t		err;
+};
+
+static void list_add(void *data, const struct e2sr_action *a)
+{
+	struct list_fill *f = data;
+	struct e2sr_plan *plan = f->plan;
+
+	if (f->err)
+		return;
+	if (plan->action_count == plan->action_alloc &&
+	    e2sr_array_room(&plan->actions, &plan->action_alloc,
+			    plan->action_count + 1, sizeof(*plan->actions))) {
+		f->err = EXT2_ET_NO_MEMORY;
+		return;
+	}
+	plan->actions[plan->action_count++] = *a;
+}
+
+/*
+ * The plan as one list, in the order execute.c writes it: phase by
+ * phase, and within a phase kind by kind in table order, each kind's
+ * actions as its rule gives them.  Made once, when all is planned:
+ * from here on the list is the plan.
+ */
+static errcode_t plan_list(struct e2sr_ctx *ctx)
+{
+	struct list_fill f = { &ctx->plan, 0 };
+	int phase, k;
+
+	for (phase = 1; phase <= E2SR_PHASES; phase++)
+		for (k = 0; k < E2SR_KIND_COUNT; k++)
+			if (e2sr_kinds[k]->phase == phase)
+				e2sr_kinds[k]->actions(ctx, list_add, &f);
+	return f.err;
 }
 
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
@@ -217,5 +258,7 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	for (k = 0; !err && k < E2SR_KIND_COUNT; k++)
 		if (e2sr_kinds[k]->plan)
 			err = e2sr_kinds[k]->plan(ctx);
+	if (!err)
+		err = plan_list(ctx);
 	return err;
 }

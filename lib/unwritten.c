@@ -465,17 +465,20 @@ errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx)
 	return 0;
 }
 
-/* Whether @u is, right now, unwritten at the same blocks in its file. */
-static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_unwritten *u)
+/*
+ * Whether the run of action @a is, right now, unwritten at the same
+ * blocks in its file.
+ */
+static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_action *a)
 {
 	struct ext2fs_extent ext;
 	ext2_extent_handle_t h;
-	blk64_t lblk = u->lblk, end = (blk64_t)u->lblk + u->len;
+	blk64_t lblk = a->lblk, end = (blk64_t)a->lblk + a->count;
 	errcode_t err;
 
-	if (!ext2fs_test_inode_bitmap2(fs->inode_map, u->ino))
+	if (!ext2fs_test_inode_bitmap2(fs->inode_map, a->ino))
 		return E2SR_ERR_WRITE_UNWRITTEN;
-	err = ext2fs_extent_open(fs, u->ino, &h);
+	err = ext2fs_extent_open(fs, a->ino, &h);
 	if (err)
 		return err;
 	/* The run may span several leaf entries: check each. */
@@ -486,7 +489,7 @@ static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_unwritten *u)
 		if (err || !(ext.e_flags & EXT2_EXTENT_FLAGS_UNINIT) ||
 		    lblk < ext.e_lblk || lblk - ext.e_lblk >= ext.e_len ||
 		    ext.e_pblk + (lblk - ext.e_lblk) !=
-		    u->pblk + (lblk - u->lblk)) {
+		    a->blk + (lblk - a->lblk)) {
 			err = E2SR_ERR_WRITE_UNWRITTEN;
 			break;
 		}
@@ -496,24 +499,24 @@ static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_unwritten *u)
 	return err;
 }
 
-/* Before the first write: every noted extent is still one to wipe. */
-errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx)
+/* Before the first write: every planned run is still one to wipe. */
+errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx,
+			       const struct e2sr_action *a, size_t n)
 {
-	const struct e2sr_plan *plan = &ctx->plan;
 	errcode_t err;
 	size_t i;
 
-	for (i = 0; i < plan->unwritten_runs; i++) {
-		const struct e2sr_unwritten *u = &plan->unwritten[i];
-
-		err = still_unwritten(ctx->fs, u);
+	for (i = 0; i < n; i++) {
+		err = still_unwritten(ctx->fs, &a[i]);
 		if (!err)
-			err = e2sr_wipe_check_unwritten(ctx, u->pblk, u->len);
+			err = e2sr_wipe_check_unwritten(ctx, a[i].blk,
+							a[i].count);
 		if (err) {
 			snprintf(ctx->detail, sizeof(ctx->detail),
-				 "inode %u, blocks %llu-%llu", u->ino,
-				 (unsigned long long)u->pblk,
-				 (unsigned long long)(u->pblk + u->len - 1));
+				 "inode %u, blocks %llu-%llu", a[i].ino,
+				 (unsigned long long)a[i].blk,
+				 (unsigned long long)(a[i].blk + a[i].count -
+						      1));
 			return err;
 		}
 	}
@@ -529,33 +532,30 @@ void e2sr_unwritten_action(const struct e2sr_unwritten *u,
 	a->why = E2SR_WHY_UNWRITTEN;
 	a->owner = u->residue_of;
 	a->ino = u->ino;
+	a->lblk = u->lblk;
 	a->blk = u->pblk;
 	a->count = u->len;
 }
 
-errcode_t e2sr_unwritten_wipe(struct e2sr_ctx *ctx, blk64_t *done)
+/* Each run found again in its file's tree just before it is zeroed. */
+errcode_t e2sr_unwritten_apply(struct e2sr_ctx *ctx,
+			       const struct e2sr_action *a, size_t n)
 {
-	const struct e2sr_plan *plan = &ctx->plan;
-	struct e2sr_action a;
 	errcode_t err;
 	size_t i;
 
-	*done = 0;
-	for (i = 0; i < plan->unwritten_runs; i++) {
-		const struct e2sr_unwritten *u = &plan->unwritten[i];
-
+	for (i = 0; i < n; i++) {
 		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
-		err = still_unwritten(ctx->fs, u);
+		err = still_unwritten(ctx->fs, &a[i]);
 		if (!err)
-			err = e2sr_wipe_unwritten_range(ctx, u->pblk, u->len);
+			err = e2sr_wipe_unwritten_range(ctx, a[i].blk,
+							a[i].count);
 		if (err)
 			return err;
-		e2sr_unwritten_action(u, &a);
-		e2sr_action_done(ctx, &a);
-		*done += u->len;
-		e2sr_progress(ctx, E2SR_STAGE_UNWRITTEN, *done,
-			      ctx->plan.unwritten_count);
+		e2sr_action_done(ctx, &a[i]);
+		ctx->stats.wiped[E2SR_KIND_UNWRITTEN][0] += a[i].count;
+		e2sr_wipe_advance(ctx, a[i].count);
 	}
-	return io_channel_flush(ctx->fs->io);
+	return 0;
 }

@@ -7,7 +7,11 @@
  * journal's extent, the block bitmap and the live set (livemap.c: what
  * the maps in use reference) immediately before it writes.  A target
  * that fails the check aborts the run before anything of it is written.
- * Contiguous runs go out in large writes.
+ * Contiguous runs go out in large writes.  The writers of the kinds that
+ * overwrite whole blocks are here too, each taking its slice of the
+ * plan's list: e2sr_wipe_runs() (freed blocks, all free space) and
+ * e2sr_wipe_journal_apply() (stale journal copies, whole or in part);
+ * so is the progress of the writes, by stage.
  *
  * What is rewritten rather than overwritten (a record, a directory
  * block, inode table blocks) is written through libext2fs by its kind's
@@ -393,67 +397,60 @@ errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	return 0;
 }
 
-/* The next run to wipe: set in @map, or free by both sources if NULL. */
-static int next_target(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-		       blk64_t *start, blk64_t last, blk64_t *end)
+/*
+ * The progress of the writes is by stage: execute.c says which stage the
+ * next actions count in and what the stage counts to; the writers say
+ * how much of it they have just written.
+ */
+void e2sr_wipe_stage(struct e2sr_ctx *ctx, enum e2sr_stage stage,
+		     blk64_t total)
 {
-	if (!map)
-		return e2sr_free_run(ctx, start, last, end);
-	return e2sr_next_run(map, 1, start, last, end);
+	if (ctx->writer.stage == stage)
+		return;
+	ctx->writer.stage = stage;
+	ctx->writer.stage_done = 0;
+	ctx->writer.stage_total = total;
+}
+
+void e2sr_wipe_advance(struct e2sr_ctx *ctx, blk64_t n)
+{
+	ctx->writer.stage_done += n;
+	e2sr_progress(ctx, ctx->writer.stage, ctx->writer.stage_done,
+		      ctx->writer.stage_total);
 }
 
 /*
- * Wipe every run of blocks set in @map (or, with NULL, all free space),
- * stopping at a run boundary when the user cancels.  *done counts the
- * blocks written; progress is @base + *done of @total.  Each run done is
- * the action @run (its kind and why) at those blocks.
+ * Runs of free blocks, as the actions @a[0..n) of one kind say: each
+ * checked and written in large writes, stopping between two writes when
+ * the user cancels; the blocks are counted as the kind's.
  */
-static errcode_t wipe_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   const struct e2sr_action *run, enum e2sr_stage stage,
-			   blk64_t base, blk64_t total, blk64_t *done)
+errcode_t e2sr_wipe_runs(struct e2sr_ctx *ctx, const struct e2sr_action *a,
+			 size_t n)
 {
-	struct e2sr_action a = *run;
-	ext2_filsys fs = ctx->fs;
-	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
-	blk64_t start = fs->super->s_first_data_block, end, n;
+	blk64_t blk, end, len;
 	errcode_t err;
+	size_t i;
 
-	*done = 0;
 	err = wbuf_get(ctx);
 	if (err)
 		return err;
-	while (next_target(ctx, map, &start, last, &end)) {
-		a.blk = start;
-		a.count = end - start;
-		while (start < end) {
+	for (i = 0; i < n; i++) {
+		end = a[i].blk + a[i].count;
+		for (blk = a[i].blk; blk < end; blk += len) {
 			if (e2sr_cancelled(ctx))
 				return E2SR_ERR_CANCELLED;
-			n = end - start;
-			if (n > ctx->writer.wbuf_blocks)
-				n = ctx->writer.wbuf_blocks;
-			err = e2sr_wipe_range(ctx, start, n);
+			len = end - blk;
+			if (len > ctx->writer.wbuf_blocks)
+				len = ctx->writer.wbuf_blocks;
+			err = e2sr_wipe_range(ctx, blk, len);
 			if (err)
 				return err;
-			*done += n;
-			start += n;
-			e2sr_progress(ctx, stage, base + *done, total);
+			ctx->stats.wiped[a[i].kind][0] += len;
+			e2sr_wipe_advance(ctx, len);
 		}
-		e2sr_action_done(ctx, &a);
+		e2sr_action_done(ctx, &a[i]);
 	}
 	return 0;
-}
-
-/* @total 0: the stage is this one map, counted here. */
-errcode_t e2sr_wipe_bitmap(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			   const struct e2sr_action *run, enum e2sr_stage stage,
-			   blk64_t base, blk64_t total, blk64_t *done)
-{
-	ext2_filsys fs = ctx->fs;
-
-	if (e2sr_progress_on(ctx) && !total)
-		total = e2sr_bitmap_count(map, fs->super->s_first_data_block,
-					  ext2fs_blocks_count(fs->super) - 1);
-	return wipe_runs(ctx, map, run, stage, base, total, done);
 }
 
 /*
@@ -537,146 +534,132 @@ void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a)
 	a->crc = jp->crc_before;
 }
 
-static void journal_done(const struct e2sr_ctx *ctx,
-			 const struct e2sr_jplan *jp)
+static int is_descriptor(const struct e2sr_action *a)
 {
-	struct e2sr_action a;
-
-	e2sr_journal_action(jp, &a);
-	e2sr_action_done(ctx, &a);
-}
-
-/* One pass over the planned journal blocks: descriptors, or the rest. */
-static errcode_t wipe_journal_pass(struct e2sr_ctx *ctx, int descriptors,
-				   blk64_t *done)
-{
-	struct e2sr_plan *plan = &ctx->plan;
-	struct e2sr_journal *j = ctx->journal;
-	size_t i = 0, n, max;
-	errcode_t err;
-
-	max = WIPE_CHUNK_BYTES / j->blocksize;
-	if (!max || max > ctx->writer.wbuf_blocks)
-		max = ctx->writer.wbuf_blocks;
-	while (i < plan->journal_count) {
-		__u32 first = plan->journal[i].jblock;
-		blk64_t phys = e2sr_journal_phys(j, first);
-
-		if ((plan->journal[i].why == E2SR_JWHY_DESC) != descriptors ||
-		    plan->journal[i].len) {
-			i++;
-			continue;
-		}
-		if (e2sr_cancelled(ctx))
-			return E2SR_ERR_CANCELLED;
-		for (n = 1; i + n < plan->journal_count && n < max &&
-		     plan->journal[i + n].jblock == first + n &&
-		     !plan->journal[i + n].len &&
-		     (plan->journal[i + n].why == E2SR_JWHY_DESC) ==
-		     descriptors &&
-		     e2sr_journal_phys(j, first + n) == phys + n; n++)
-			;
-		err = e2sr_wipe_journal_check(ctx, first, n);
-		if (err)
-			return err;
-		err = put_run(ctx, j->io, phys, n);
-		if (err)
-			return err;
-		j->win_count = 0;	/* the window held what is gone */
-		*done += n;
-		for (; n; n--, i++)
-			journal_done(ctx, &plan->journal[i]);
-		e2sr_progress(ctx, E2SR_STAGE_JOURNAL, *done,
-			      plan->journal_blocks);
-	}
-	return io_channel_flush(j->io);
+	return a->why == E2SR_WHY_JOURNAL + E2SR_JWHY_DESC;
 }
 
 /*
- * The copies shared with other files' residue, one block at a time: the
- * block must read as it did when it was planned, and once its parts are
- * zeroed, as the plan says it will; zeros whatever the method, so that
- * the rest of the copy stays as readable as it was.
+ * A copy shared with other files' residue: its parts, @a[0..n), all of
+ * one block.  The block must read as it did when it was planned; then
+ * only the parts are zeroed, whatever the method, so that the rest of
+ * the copy stays as readable as it was.
  */
-static errcode_t wipe_journal_parts(struct e2sr_ctx *ctx, blk64_t *done)
+static errcode_t journal_parts(struct e2sr_ctx *ctx,
+			       const struct e2sr_action *a, size_t n,
+			       unsigned char *buf)
 {
-	struct e2sr_plan *plan = &ctx->plan;
 	struct e2sr_journal *j = ctx->journal;
-	unsigned char *buf;
 	blk64_t phys;
-	size_t i = 0, end, k;
-	errcode_t err = 0;
+	errcode_t err;
+	size_t i;
 
-	err = ext2fs_get_mem(j->blocksize, &buf);
+	err = e2sr_wipe_journal_check(ctx, a->blk, 1);
 	if (err)
 		return err;
-	for (i = 0; !err && i < plan->journal_count; i = end) {
-		end = e2sr_jplan_block_end(plan, i);
-		if (!plan->journal[i].len)
-			continue;
-		if (e2sr_cancelled(ctx)) {
-			err = E2SR_ERR_CANCELLED;
-			break;
-		}
-		err = e2sr_wipe_journal_check(ctx, plan->journal[i].jblock, 1);
-		if (err)
-			break;
-		phys = e2sr_journal_phys(j, plan->journal[i].jblock);
-		err = io_channel_read_blk64(j->io, phys, 1, buf);
-		if (err)
-			break;
-		if (e2sr_crc32c_le(~0U, buf, j->blocksize) !=
-		    plan->journal[i].crc_before) {
-			err = E2SR_ERR_CHANGED;
-			break;
-		}
-		for (k = i; k < end; k++)
-			memset(buf + plan->journal[k].off, 0,
-			       plan->journal[k].len);
-		if (e2sr_crc32c_le(~0U, buf, j->blocksize) !=
-		    plan->journal[end - 1].crc_after) {
-			err = E2SR_ERR_CHANGED;
-			break;
-		}
-		ctx->stats.write_calls++;
-		err = io_channel_write_blk64(j->io, phys, 1, buf);
-		if (err)
-			break;
-		for (; i < end; i++)
-			journal_done(ctx, &plan->journal[i]);
-		j->win_count = 0;	/* the window held what is gone */
-		(*done)++;
-		e2sr_progress(ctx, E2SR_STAGE_JOURNAL, *done,
-			      plan->journal_blocks);
+	phys = e2sr_journal_phys(j, a->blk);
+	err = io_channel_read_blk64(j->io, phys, 1, buf);
+	if (err)
+		return err;
+	if (e2sr_crc32c_le(~0U, buf, j->blocksize) != a->crc)
+		return E2SR_ERR_CHANGED;
+	for (i = 0; i < n; i++) {
+		if (a[i].off > j->blocksize ||
+		    a[i].len > j->blocksize - a[i].off)
+			return E2SR_ERR_CHANGED;
+		memset(buf + a[i].off, 0, a[i].len);
 	}
-	ext2fs_free_mem(&buf);
-	if (!err)
-		err = io_channel_flush(j->io);
+	ctx->stats.write_calls++;
+	err = io_channel_write_blk64(j->io, phys, 1, buf);
+	j->win_count = 0;	/* the window held what is gone */
 	return err;
 }
 
 /*
- * Overwrite the planned journal blocks: the shared copies in part, the
- * others whole in physically contiguous runs, then, once they are on
- * disk, the descriptors that say where they are.  A run cut in between
- * leaves descriptors a re-run still follows to the copies.
+ * How many of @a[0..n), whole blocks of one class (descriptors or not),
+ * go out in one write: journal blocks that follow each other in the log
+ * and on the device, up to @max.
  */
-errcode_t e2sr_wipe_journal(struct e2sr_ctx *ctx, blk64_t *done)
+static size_t journal_run(const struct e2sr_journal *j,
+			  const struct e2sr_action *a, size_t n, size_t max)
 {
+	blk64_t phys = e2sr_journal_phys(j, a->blk);
+	size_t i;
+
+	for (i = 1; i < n && i < max && !a[i].len &&
+	     is_descriptor(&a[i]) == is_descriptor(a) &&
+	     a[i].blk == a->blk + i &&
+	     e2sr_journal_phys(j, a[i].blk) == phys + i; i++)
+		;
+	return i;
+}
+
+/*
+ * Overwrite the planned journal blocks, @a[0..n), in the plan's order:
+ * the shared copies in part, the others whole in physically contiguous
+ * runs, then, once they are on disk, the descriptors that say where
+ * they are.  A run cut in between leaves descriptors a re-run still
+ * follows to the copies.  Each class is flushed before the next.
+ */
+errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
+				  const struct e2sr_action *a, size_t n)
+{
+	struct e2sr_journal *j = ctx->journal;
+	unsigned char *buf = NULL;
+	size_t i, end, max, k;
+	blk64_t *done = &ctx->stats.wiped[E2SR_KIND_JOURNAL][0];
 	errcode_t err;
 
-	*done = 0;
-	if (!ctx->plan.journal_count)
-		return 0;
+	if (!j)
+		return n ? E2SR_ERR_WRITE_JOURNAL : 0;
 	err = wbuf_get(ctx);
 	if (!err)
-		err = wipe_journal_parts(ctx, done);
-	if (!err)
-		err = wipe_journal_pass(ctx, 0, done);
-	if (!err)
-		err = wipe_journal_pass(ctx, 1, done);
+		err = ext2fs_get_mem(j->blocksize, &buf);
+	max = WIPE_CHUNK_BYTES / j->blocksize;
+	if (!max || max > ctx->writer.wbuf_blocks)
+		max = ctx->writer.wbuf_blocks;
+	for (i = 0; !err && i < n; i = end) {
+		if (e2sr_cancelled(ctx)) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		/* A class ends: what it wrote goes out before the next. */
+		if (i && (!a[i].len != !a[i - 1].len ||
+			  is_descriptor(&a[i]) != is_descriptor(&a[i - 1]))) {
+			err = io_channel_flush(j->io);
+			if (err)
+				break;
+		}
+		if (a[i].len) {
+			for (end = i + 1; end < n && a[end].len &&
+			     a[end].blk == a[i].blk; end++)
+				;
+			err = journal_parts(ctx, a + i, end - i, buf);
+			if (err)
+				break;
+			(*done)++;
+		} else {
+			end = i + journal_run(j, a + i, n - i, max);
+			err = e2sr_wipe_journal_check(ctx, a[i].blk, end - i);
+			if (!err)
+				err = put_run(ctx, j->io,
+					      e2sr_journal_phys(j, a[i].blk),
+					      end - i);
+			if (err)
+				break;
+			j->win_count = 0;	/* the window held what is gone */
+			*done += end - i;
+		}
+		for (k = i; k < end; k++)
+			e2sr_action_done(ctx, &a[k]);
+		e2sr_wipe_advance(ctx, end - i);
+	}
+	ext2fs_free_mem(&buf);
 	if (ctx->opts.method == E2SR_METHOD_RANDOM)
-		memset(ctx->writer.wbuf, 0, ctx->writer.wbuf_blocks * ctx->fs->blocksize);
+		memset(ctx->writer.wbuf, 0,
+		       ctx->writer.wbuf_blocks * ctx->fs->blocksize);
+	if (!err)
+		err = io_channel_flush(j->io);
 	return err;
 }
 
@@ -715,20 +698,4 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 	}
 	ctx->opts.method = method;
 	return err;
-}
-
-/*
- * Every block free by both sources (the block bitmap says so and no live
- * map has it), in large runs: what is left when a secure-delete file's
- * map is gone, or a whole disk's free space for disposal.  The residues
- * of the plan come first; this pass only adds to them.
- */
-errcode_t e2sr_wipe_free(struct e2sr_ctx *ctx, const struct e2sr_action *run,
-			 blk64_t *done)
-{
-	errcode_t err;
-
-	err = wipe_runs(ctx, NULL, run, E2SR_STAGE_FREE, 0,
-			ctx->plan.free_count, done);
-	return err ? err : io_channel_flush(ctx->fs->io);
 }

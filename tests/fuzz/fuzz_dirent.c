@@ -103,7 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctx->open_flags &= ~E2SR_OPEN_RDONLY;
 	ctx->fs->flags |= EXT2_FLAG_RW;
 	ctx->fs->io->flags |= IO_FLAG_RW;
-	err = e2sr_names_wipe(ctx);
+	err = e2sr_names_apply(ctx, ctx->plan.names,
+			       ctx->plan.name_count);
 	mem_io_forbid_writes(1);
 	check_writes(ctx, img);
 	/* The wipe writes the plan's names, each as planned, or stops. */

@@ -278,6 +278,55 @@ static void test_execute(void **state)
 	e2sr_ctx_free(ctx);
 }
 
+/*
+ * Execute writes the plan's list and nothing else: with the record's
+ * action taken out of the list, the blocks go and the record stays,
+ * whatever else the plan holds of it.
+ */
+static void test_execute_list(void **state)
+{
+	struct testimg *t = *state;
+	unsigned char before[1024], after[1024];
+	struct e2sr_ctx *ctx;
+	struct e2sr_plan *plan;
+	ext2_ino_t ino;
+	size_t i, n = 0;
+	int isize;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	ino = secrm_file(t, "f", 6 * 4096, 1);
+	isize = read_record(t->img, ino, before);
+	ctx = open_img(t->img, 0);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	plan = &ctx->plan;
+	assert_int_equal(plan->inode_count, 1);
+	for (i = 0; i < plan->action_count; i++) {
+		if (plan->actions[i].kind == E2SR_KIND_RECORDS) {
+			assert_int_equal(plan->actions[i].ino, ino);
+			continue;
+		}
+		plan->actions[n++] = plan->actions[i];
+	}
+	assert_int_equal(n + 1, plan->action_count);
+	plan->action_count = n;
+	assert_int_equal(e2sr_execute_check(ctx), 0);
+	assert_int_equal(e2sr_execute(ctx), 0);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_DATA][0], 6);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_RECORDS][0], 0);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	read_record(t->img, ino, after);
+	assert_memory_equal(before, after, isize);
+
+	/* The record is still there to find, and its blocks are not. */
+	ctx = open_img(t->img, E2SR_OPEN_RDONLY);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_int_equal(ctx->plan.inode_count, 1);
+	e2sr_ctx_free(ctx);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
 						testimg_fixture_teardown)
 
@@ -291,6 +340,7 @@ int main(void)
 		T(test_refuse_in_use),
 		T(test_refuse_read_only),
 		T(test_execute),
+		T(test_execute_list),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -304,30 +304,28 @@ static void test_wipe_random(void **state)
 	free(after);
 }
 
-/* wipe_bitmap writes the set blocks, and only those. */
-static void test_wipe_bitmap(void **state)
+/* wipe_runs writes the runs its actions name, and only those. */
+static void test_wipe_runs(void **state)
 {
 	struct testimg *t = *state;
 	unsigned char *before, *after;
-	struct e2sr_action run = { .kind = E2SR_KIND_DATA };
-	ext2fs_block_bitmap map;
+	struct e2sr_action run[2] = {
+		{ .kind = E2SR_KIND_DATA, .count = 3 },
+		{ .kind = E2SR_KIND_DATA, .count = 5 },
+	};
 	struct e2sr_ctx *ctx;
 	size_t len, len2;
-	blk64_t pblk, done = 0;
+	blk64_t pblk;
 
 	assert_int_equal(testimg_mkfs(t, NULL), 0);
 	pblk = removed_file(t);
 	before = read_image(t->img, &len);
 
 	ctx = open_img_live(t->img, 0);
-	assert_int_equal(ext2fs_allocate_block_bitmap(ctx->fs, "test", &map),
-			 0);
-	ext2fs_mark_block_bitmap_range2(map, pblk, 8);
-	assert_int_equal(e2sr_wipe_bitmap(ctx, map, &run,
-					  E2SR_STAGE_WIPE_BLOCKS, 0, 0, &done),
-			 0);
-	assert_int_equal(done, 8);
-	ext2fs_free_block_bitmap(map);
+	run[0].blk = pblk;
+	run[1].blk = pblk + 3;
+	assert_int_equal(e2sr_wipe_runs(ctx, run, 2), 0);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_DATA][0], 8);
 	assert_int_equal(e2sr_close(ctx), 0);
 	e2sr_ctx_free(ctx);
 
@@ -433,7 +431,7 @@ int main(void)
 		T(test_accept_free),
 		T(test_wipe_zero),
 		T(test_wipe_random),
-		T(test_wipe_bitmap),
+		T(test_wipe_runs),
 		T(test_guards),
 	};
 
