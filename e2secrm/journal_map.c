@@ -152,8 +152,7 @@ int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	       w->descriptors, w->ncommits, w->nrevokes, h.n,
 	       w->unattributed);
 	if (h.n) {
-		order = malloc(h.n * sizeof(*order));
-		if (!order) {
+		if (ext2fs_get_array(h.n, sizeof(*order), &order)) {
 			report_error(ctx, EXT2_ET_NO_MEMORY,
 				     "while listing the journal of", o->device);
 			e2sr_history_free(&h);
@@ -167,7 +166,7 @@ int journal_map(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		for (i = 0; i < h.n; i++)
 			print_version(order[i]);
 	}
-	free(order);
+	ext2fs_free_mem(&order);
 	e2sr_history_free(&h);
 	return fast_commit_map(ctx, o);
 }

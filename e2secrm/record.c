@@ -33,6 +33,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,27 @@ struct outcome {
 	int		wrote;		/* something may be written */
 };
 
+/* A string as printf makes it, allocated as libext2fs allocates. */
+static char *alloc_printf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static char *alloc_printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || ext2fs_get_mem(n + 1, &s))
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(s, n + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
 static void unlink_temps(void)
 {
 	int i;
@@ -90,8 +112,7 @@ static void unlink_temps(void)
 	for (i = 0; i < REC_FILES; i++)
 		if (rec.tmp[i]) {
 			unlink(rec.tmp[i]);
-			free(rec.tmp[i]);
-			rec.tmp[i] = NULL;
+			ext2fs_free_mem(&rec.tmp[i]);
 		}
 }
 
@@ -105,10 +126,10 @@ static int prepare(int i, const char *path)
 	char *copy, *dir, *base;
 	int err;
 
-	rec.path[i] = strdup(path);
-	copy = strdup(path);
+	rec.path[i] = alloc_printf("%s", path);
+	copy = alloc_printf("%s", path);
 	if (!rec.path[i] || !copy) {
-		free(copy);
+		ext2fs_free_mem(&copy);
 		com_err(program_name, ENOMEM, "while preparing the record %s",
 			path);
 		return -1;
@@ -131,8 +152,8 @@ static int prepare(int i, const char *path)
 	}
 	dir = dirname(copy);
 	base = basename(rec.path[i]);
-	if (asprintf(&rec.tmp[i], "%s/.%s.XXXXXX", dir, base) < 0) {
-		rec.tmp[i] = NULL;
+	rec.tmp[i] = alloc_printf("%s/.%s.XXXXXX", dir, base);
+	if (!rec.tmp[i]) {
 		com_err(program_name, ENOMEM, "while preparing the record %s",
 			path);
 		goto fail;
@@ -141,16 +162,15 @@ static int prepare(int i, const char *path)
 	rec.fd[i] = mkostemp(rec.tmp[i], O_CLOEXEC);
 	if (rec.fd[i] < 0) {
 		err = errno;
-		free(rec.tmp[i]);
-		rec.tmp[i] = NULL;
+		ext2fs_free_mem(&rec.tmp[i]);
 		com_err(program_name, err, "while creating the record %s "
 			"(a temporary file in %s)", path, dir);
 		goto fail;
 	}
-	free(copy);
+	ext2fs_free_mem(&copy);
 	return 0;
 fail:
-	free(copy);
+	ext2fs_free_mem(&copy);
 	return -1;
 }
 
@@ -175,7 +195,8 @@ int record_open(const char *path, const char *device, const char *report)
 	int i;
 
 	rec.start = time(NULL);
-	if (asprintf(&json_path, "%s.json", path) < 0) {
+	json_path = alloc_printf("%s.json", path);
+	if (!json_path) {
 		com_err(program_name, ENOMEM, "while preparing the record %s",
 			path);
 		return -1;
@@ -188,16 +209,16 @@ int record_open(const char *path, const char *device, const char *report)
 		com_err(program_name, 0, "the record %s (and %s) must be "
 			"neither the device nor the --json report", path,
 			json_path);
-		free(json_path);
+		ext2fs_free_mem(&json_path);
 		return -1;
 	}
 	atexit(unlink_temps);
 	if (prepare(REC_TEXT, path) || prepare(REC_JSON, json_path)) {
-		free(json_path);
+		ext2fs_free_mem(&json_path);
 		unlink_temps();
 		return -1;
 	}
-	free(json_path);
+	ext2fs_free_mem(&json_path);
 	/* mkstemp makes 0600; the record is as readable as the report. */
 	mask = umask(0);
 	umask(mask);
@@ -981,8 +1002,8 @@ static int put_in_place(int i)
 		com_err(program_name, 0, "the record %s is no longer a "
 			"regular file (a symbolic link?): left in %s",
 			rec.path[i], rec.tmp[i]);
-		free(rec.tmp[i]);	/* keep it: the record is in it */
-		rec.tmp[i] = NULL;
+		/* Keep the file: the record is in it. */
+		ext2fs_free_mem(&rec.tmp[i]);
 		return -1;
 	}
 	if (rename(rec.tmp[i], rec.path[i])) {
@@ -990,17 +1011,16 @@ static int put_in_place(int i)
 			"%s", rec.tmp[i], rec.path[i]);
 		return -1;
 	}
-	free(rec.tmp[i]);
-	rec.tmp[i] = NULL;
+	ext2fs_free_mem(&rec.tmp[i]);
 	/* The rename itself must survive a crash. */
-	copy = strdup(rec.path[i]);
+	copy = alloc_printf("%s", rec.path[i]);
 	if (copy) {
 		dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
 			fsync(dfd);
 			close(dfd);
 		}
-		free(copy);
+		ext2fs_free_mem(&copy);
 	}
 	return 0;
 }

@@ -138,8 +138,7 @@ int sha256_file(const char *path, char *hex)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	buf = malloc(CHUNK);
-	if (!buf) {
+	if (ext2fs_get_mem(CHUNK, &buf)) {
 		close(fd);
 		errno = ENOMEM;
 		return -1;
@@ -150,14 +149,14 @@ int sha256_file(const char *path, char *hex)
 			if (errno == EINTR)
 				continue;
 			saved = errno;
-			free(buf);
+			ext2fs_free_mem(&buf);
 			close(fd);
 			errno = saved;
 			return -1;
 		}
 		sha256_update(&s, buf, n);
 	}
-	free(buf);
+	ext2fs_free_mem(&buf);
 	close(fd);
 	sha256_final(&s, out);
 	for (i = 0; i < 32; i++)

@@ -9,9 +9,9 @@
 # fails when a file calls or includes a file of a higher layer, when two
 # files call each other (through others too), when a file of lib/ calls
 # into the command (e2secrm/), when the command includes e2secrmP.h, when
-# a file has no layer, or when a file of lib/ calls libc's allocator
-# (malloc, free, strdup...) instead of libext2fs' (ext2fs_get_mem() and
-# its kin, ext2fs_free_mem()).
+# a file has no layer, or when a file of lib/ or of the command calls
+# libc's allocator (malloc, free, strdup...) instead of libext2fs'
+# (ext2fs_get_mem() and its kin, ext2fs_free_mem()).
 #
 # usage: check-layers.sh SRCDIR BUILDDIR
 #
@@ -117,14 +117,14 @@ if grep -l '^#include "e2secrmP.h"' "$src"/e2secrm/*.c "$src"/e2secrm/*.h \
 	status=1
 fi
 
-# lib/ allocates as lib/ext2fs does.  The Makefile builds it with
-# NO_INLINE_FUNCS, so ext2fs_get_mem() and its kin stay calls into
-# libext2fs and a malloc() left undefined is the file's own.  e2sr_err.c
-# is compile_et's.
-awk '$1 == "U" && $3 == "lib" && $4 != "e2sr_err" &&
-     $2 ~ /^(malloc|calloc|realloc|free|strdup|strndup|reallocarray)$/ {
-	printf "lib/%s calls %s(): allocate with ext2fs_get_mem() and" \
-	       " its kin, free with ext2fs_free_mem()\n", $4, $2
+# lib/ and the command allocate as lib/ext2fs does.  The Makefile builds
+# them with NO_INLINE_FUNCS, so ext2fs_get_mem() and its kin stay calls
+# into libext2fs and a malloc() left undefined is the file's own.
+# e2sr_err.c is compile_et's.
+awk '$1 == "U" && $4 != "e2sr_err" &&
+     $2 ~ /^(malloc|calloc|realloc|free|strdup|strndup|reallocarray|asprintf|vasprintf)$/ {
+	printf "%s/%s calls %s(): allocate with ext2fs_get_mem() and" \
+	       " its kin, free with ext2fs_free_mem()\n", $3, $4, $2
 	bad = 1
      }
      END { exit bad }' "$tmp/syms" || status=1
@@ -132,6 +132,7 @@ awk '$1 == "U" && $3 == "lib" && $4 != "e2sr_err" &&
 n=$(wc -l <"$tmp/edges")
 if [ $status = 0 ]; then
 	echo "check-layers: $n calls between the files of lib/ follow" \
-		"lib/layers.txt; no cycles; no libc allocation in lib/"
+		"lib/layers.txt; no cycles; no libc allocation in lib/ or" \
+		"the command"
 fi
 exit $status
