@@ -397,21 +397,14 @@ static errcode_t serve_inode(ext2_filsys fs EXT2FS_ATTR((unused)),
 	return 0;
 }
 
-static errcode_t map_indirect(struct map_walk *w,
-			      struct ext2_inode_large *inode)
+/* The record is served to block_iterate3 (file_map's hook). */
+static errcode_t map_indirect(struct map_walk *w)
 {
-	ext2_filsys fs = w->ctx->fs;
-	errcode_t (*saved)(ext2_filsys, ext2_ino_t, struct ext2_inode *);
 	errcode_t err;
 
-	saved = fs->read_inode;
-	served.ino = w->file->ino;
-	served.inode = (struct ext2_inode *)inode;
-	fs->read_inode = serve_inode;
-	err = ext2fs_block_iterate3(fs, w->file->ino, BLOCK_FLAG_READ_ONLY,
-				    NULL, map_ind_block, w);
-	fs->read_inode = saved;
-	served.inode = NULL;
+	err = ext2fs_block_iterate3(w->ctx->fs, w->file->ino,
+				    BLOCK_FLAG_READ_ONLY, NULL, map_ind_block,
+				    w);
 	if (err == EXT2_ET_NO_MEMORY)
 		return err;
 	if (err)
@@ -497,6 +490,17 @@ static errcode_t file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 	w.src = src;
 
 	/*
+	 * libext2fs reads the record by number, in block_iterate3 and, for
+	 * the tree blocks' checksums (seeded with the generation), in the
+	 * extent code: serve it the record we were given, as e2fsck's pass
+	 * 1 serves its own through this hook.
+	 */
+	saved = fs->read_inode;
+	served.ino = file->ino;
+	served.inode = ino;
+	fs->read_inode = serve_inode;
+
+	/*
 	 * The record says how many blocks it owns; a hostile map cannot
 	 * make the walk list more than that (plus tree blocks), nor more
 	 * than the filesystem has.
@@ -514,18 +518,12 @@ static errcode_t file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 	} else if ((ino->i_flags & EXT4_EXTENTS_FL) && i_block_zero(ino)) {
 		/* Nothing there at all: no map, rather than a bad one. */
 	} else if (ino->i_flags & EXT4_EXTENTS_FL) {
-		/* Tree block checksums are seeded with this record's
-		 * generation: serve it, not the one on disk. */
-		saved = fs->read_inode;
-		served.ino = file->ino;
-		served.inode = ino;
-		fs->read_inode = serve_inode;
 		err = map_extents(&w, inode);
-		fs->read_inode = saved;
-		served.inode = NULL;
 	} else if (ext2fs_inode_has_valid_blocks2(fs, ino)) {
-		err = map_indirect(&w, inode);
+		err = map_indirect(&w);
 	}
+	fs->read_inode = saved;
+	served.inode = NULL;
 	if (w.seen)
 		ext2fs_free_block_bitmap(w.seen);
 	if (!err)
