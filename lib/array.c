@@ -1,10 +1,11 @@
 /*
  * array.c --- the growable array of lib/: how every list the engine
  * builds (inventory files, versions, extents, plan entries, names) gets
- * room for one more.
+ * room for one more, and how a list that grew past its sorted part is
+ * sorted again.
  *
  * Owns only the growth, doubling, with the size checked against
- * overflow.  The arrays, their counts and capacities are the callers';
+ * overflow, and the sort.  The arrays, their counts and capacities are the callers';
  * the memory is libext2fs' (ext2fs_resize_mem), freed with
  * ext2fs_free_mem(), as all of lib/'s is (tests/check-layers.sh).
  *
@@ -13,6 +14,8 @@
  * License, version 2.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "e2secrmP.h"
 
@@ -40,5 +43,40 @@ errcode_t e2sr_array_room(void *ptr, size_t *alloc, size_t need, size_t size)
 	if (err)
 		return err;
 	*alloc = na;
+	return 0;
+}
+
+/*
+ * Sort @n elements of @size bytes at @base by @cmp, when most of them
+ * are sorted already: a list sorted once and then added to.  Only what
+ * follows the sorted prefix is sorted; the two are merged.  The order of
+ * elements that compare equal is not kept.
+ */
+errcode_t e2sr_sort_tail(void *base, size_t n, size_t size,
+			 int (*cmp)(const void *, const void *))
+{
+	unsigned char *r = base, *m, *out;
+	size_t i, a, b;
+	errcode_t err;
+
+	for (i = 1; i < n; i++)
+		if (cmp(r + (i - 1) * size, r + i * size) > 0)
+			break;
+	if (i >= n)
+		return 0;
+	qsort(r + i * size, n - i, size, cmp);
+	if (cmp(r + (i - 1) * size, r + i * size) <= 0)
+		return 0;
+	err = ext2fs_get_array(n, size, &m);
+	if (err)
+		return err;
+	for (a = 0, b = i, out = m; out < m + n * size; out += size) {
+		if (b >= n || (a < i && cmp(r + a * size, r + b * size) <= 0))
+			memcpy(out, r + a++ * size, size);
+		else
+			memcpy(out, r + b++ * size, size);
+	}
+	memcpy(r, m, n * size);
+	ext2fs_free_mem(&m);
 	return 0;
 }

@@ -142,7 +142,8 @@ enum e2sr_jwhy {
  * with other files' residue loses only the secure-delete bytes (a
  * record's slot, an entry's inode and name): @len is then nonzero, and
  * the block must still read as planned (@crc_before) when it is written,
- * and as @crc_after once it is.  Parts are zeroed, whatever the method.
+ * and, when --verify reads it back, as @crc_after (made only then).
+ * Parts are zeroed, whatever the method.
  */
 struct e2sr_jplan {
 	__u32			jblock;

@@ -169,6 +169,8 @@ int e2sr_all_zero(const void *buf, size_t len);
 /* array.c */
 errcode_t e2sr_array_room(void *ptr, size_t *alloc, size_t need,
 			  size_t size);
+errcode_t e2sr_sort_tail(void *base, size_t n, size_t size,
+			 int (*cmp)(const void *, const void *));
 
 /* wipe_io.c: the one guarded write path */
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);

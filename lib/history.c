@@ -548,30 +548,7 @@ static errcode_t itable_ranges(ext2_filsys fs, struct rec_look *l)
  */
 static errcode_t sort_recs(struct e2sr_history *h)
 {
-	struct e2sr_irec *r = h->recs, *m;
-	size_t n = h->nrecs, i, a, b, k;
-	errcode_t err;
-
-	for (i = 1; i < n; i++)
-		if (cmp_irec(&r[i - 1], &r[i]) > 0)
-			break;
-	if (i >= n)
-		return 0;
-	qsort(r + i, n - i, sizeof(*r), cmp_irec);
-	if (cmp_irec(&r[i - 1], &r[i]) <= 0)
-		return 0;
-	err = ext2fs_get_array(n, sizeof(*m), &m);
-	if (err)
-		return err;
-	for (a = 0, b = i, k = 0; k < n; k++) {
-		if (b >= n || (a < i && cmp_irec(&r[a], &r[b]) <= 0))
-			m[k] = r[a++];
-		else
-			m[k] = r[b++];
-	}
-	memcpy(r, m, n * sizeof(*m));
-	ext2fs_free_mem(&m);
-	return 0;
+	return e2sr_sort_tail(h->recs, h->nrecs, sizeof(*h->recs), cmp_irec);
 }
 
 /*
@@ -607,6 +584,128 @@ static errcode_t settle_recs(ext2_filsys fs, struct e2sr_history *h)
 	return 0;
 }
 
+static void version_of(struct e2sr_version *v, const struct e2sr_jblock *b)
+{
+	v->fs_block = b->fs_block;
+	v->jblock = b->jblock;
+	v->sequence = b->sequence;
+	v->verified = b->verified;
+	v->committed = b->committed;
+	v->escaped = !!(b->flags & E2SR_JBD2_FLAG_ESCAPE);
+}
+
+/* The versions, sorted by comparison: the walk's list in any order. */
+static errcode_t versions_sorted(struct e2sr_history *h)
+{
+	size_t i;
+	errcode_t err;
+
+	err = ext2fs_get_arrayzero(h->walk.nblocks, sizeof(*h->v), &h->v);
+	if (err)
+		return err;
+	for (i = 0; i < h->walk.nblocks; i++)
+		version_of(&h->v[h->n++], &h->walk.blocks[i]);
+	qsort(h->v, h->n, sizeof(*h->v), cmp_version);
+	return index_by_jblock(h);
+}
+
+/* A version's sort key, and where it is in the walk's list. */
+struct vkey {
+	blk64_t		fs_block;
+	__u32		sequence;
+	__u32		idx;
+};
+
+/* Byte @shift / 8 of the field @seq (the sequence) or the block. */
+static unsigned int key_byte(const struct vkey *k, int seq, int shift)
+{
+	return (seq ? k->sequence >> shift : k->fs_block >> shift) & 0xff;
+}
+
+/*
+ * One stable counting pass on a byte of the key, from @in to @out;
+ * returns 0, without moving anything, when all keys share that byte.
+ */
+static int radix_pass(const struct vkey *in, struct vkey *out, size_t n,
+		      int seq, int shift)
+{
+	size_t count[256] = { 0 }, pos[256], i, sum = 0;
+	unsigned int b;
+
+	for (i = 0; i < n; i++)
+		count[key_byte(&in[i], seq, shift)]++;
+	if (count[key_byte(&in[0], seq, shift)] == n)
+		return 0;
+	for (b = 0; b < 256; b++) {
+		pos[b] = sum;
+		sum += count[b];
+	}
+	for (i = 0; i < n; i++)
+		out[pos[key_byte(&in[i], seq, shift)]++] = in[i];
+	return 1;
+}
+
+/*
+ * The walk's copies, which it lists in journal block order, as versions
+ * sorted by (fs block, sequence, journal block), and the index of them
+ * in journal block order.  The walk's order is the last key already: a
+ * stable radix sort by sequence, then by block, gives the rest, and the
+ * index falls out of it (a comparison sort of both was a fifth of a
+ * small run's instructions).
+ */
+static errcode_t versions_from_walk(struct e2sr_history *h)
+{
+	const struct e2sr_jblock *b = h->walk.blocks;
+	size_t n = h->walk.nblocks, i;
+	struct vkey *k, *tmp, *t;
+	errcode_t err;
+	int shift;
+
+	if (!n)
+		return 0;
+	for (i = 1; i < n; i++)
+		if (b[i].jblock <= b[i - 1].jblock)
+			return versions_sorted(h);
+	err = ext2fs_get_arrayzero(n, sizeof(*h->v), &h->v);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(*h->by_jblock),
+				       &h->by_jblock);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(*k), &k);
+	if (err)
+		return err;
+	err = ext2fs_get_array(n, sizeof(*tmp), &tmp);
+	if (err) {
+		ext2fs_free_mem(&k);
+		return err;
+	}
+	for (i = 0; i < n; i++) {
+		k[i].fs_block = b[i].fs_block;
+		k[i].sequence = b[i].sequence;
+		k[i].idx = i;
+	}
+	for (shift = 0; shift < 32; shift += 8)
+		if (radix_pass(k, tmp, n, 1, shift)) {
+			t = k;
+			k = tmp;
+			tmp = t;
+		}
+	for (shift = 0; shift < 64; shift += 8)
+		if (radix_pass(k, tmp, n, 0, shift)) {
+			t = k;
+			k = tmp;
+			tmp = t;
+		}
+	for (i = 0; i < n; i++) {
+		version_of(&h->v[i], &b[k[i].idx]);
+		h->by_jblock[k[i].idx] = i;
+	}
+	h->n = n;
+	ext2fs_free_mem(&k);
+	ext2fs_free_mem(&tmp);
+	return 0;
+}
+
 errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 			     int flags, struct e2sr_history *h)
 {
@@ -637,28 +736,7 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 		e2sr_history_free(h);
 		return err;
 	}
-	if (h->walk.nblocks) {
-		err = ext2fs_get_arrayzero(h->walk.nblocks, sizeof(*h->v),
-					   &h->v);
-		if (err) {
-			e2sr_history_free(h);
-			return err;
-		}
-	}
-	for (i = 0; i < h->walk.nblocks; i++) {
-		const struct e2sr_jblock *b = &h->walk.blocks[i];
-		struct e2sr_version *v = &h->v[h->n++];
-
-		v->fs_block = b->fs_block;
-		v->jblock = b->jblock;
-		v->sequence = b->sequence;
-		v->verified = b->verified;
-		v->committed = b->committed;
-		v->escaped = !!(b->flags & E2SR_JBD2_FLAG_ESCAPE);
-	}
-	if (h->n)
-		qsort(h->v, h->n, sizeof(*h->v), cmp_version);
-	err = index_by_jblock(h);
+	err = versions_from_walk(h);
 	if (err) {
 		e2sr_history_free(h);
 		return err;

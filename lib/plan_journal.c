@@ -694,15 +694,18 @@ static errcode_t plan_fc_blocks(struct jplan *p)
  * One entry per whole block, or the block's parts with overlaps merged;
  * nothing outside the log and fast-commit area.
  */
-static void sort_unique(struct e2sr_plan *plan, const struct e2sr_jsb *jsb)
+static errcode_t sort_unique(struct e2sr_plan *plan,
+			     const struct e2sr_jsb *jsb)
 {
 	struct e2sr_jplan *e, *last;
 	size_t i, n = 0;
+	errcode_t err;
 
-	if (!plan->journal_count)
-		return;
-	qsort(plan->journal, plan->journal_count, sizeof(*plan->journal),
-	      cmp_jplan);
+	/* Sorted before, then added to: the additions are merged in. */
+	err = e2sr_sort_tail(plan->journal, plan->journal_count,
+			     sizeof(*plan->journal), cmp_jplan);
+	if (err)
+		return err;
 	for (i = 0; i < plan->journal_count; i++) {
 		e = &plan->journal[i];
 		last = n ? &plan->journal[n - 1] : NULL;
@@ -721,6 +724,7 @@ static void sort_unique(struct e2sr_plan *plan, const struct e2sr_jsb *jsb)
 		plan->journal[n++] = *e;
 	}
 	plan->journal_count = n;
+	return 0;
 }
 
 static int cmp_walk_jblock(const void *key, const void *elem)
@@ -734,7 +738,8 @@ static int cmp_walk_jblock(const void *key, const void *elem)
 /*
  * The parts of one block, entries [first, end) of the plan: those
  * already zero are dropped (a run cut after writing them), the rest
- * carry the block's checksum as it is and as it will be.  Returns how
+ * carry the block's checksum as it is, which the writer checks, and,
+ * for --verify, which reads the block back, as it will be.  Returns how
  * many are kept, moved to @out.
  */
 static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
@@ -743,8 +748,8 @@ static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
 	struct e2sr_plan *plan = &ctx->plan;
 	unsigned int bs = ctx->journal->blocksize;
 	const unsigned char *data;
-	unsigned char *after;
-	__u32 before_crc, after_crc;
+	unsigned char *after = NULL;
+	__u32 before_crc, after_crc = 0;
 	size_t i, n = 0;
 	errcode_t err;
 
@@ -753,21 +758,25 @@ static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
 				 &data);
 	if (err)
 		return err;
-	err = ext2fs_get_mem(bs, &after);
-	if (err)
-		return err;
-	memcpy(after, data, bs);
+	if (ctx->opts.verify) {
+		err = ext2fs_get_mem(bs, &after);
+		if (err)
+			return err;
+		memcpy(after, data, bs);
+	}
 	for (i = first; i < end; i++) {
 		struct e2sr_jplan *e = &plan->journal[i];
 
 		if (e->off >= bs || e->len > bs - e->off ||
 		    e2sr_all_zero(data + e->off, e->len))
 			continue;
-		memset(after + e->off, 0, e->len);
+		if (after)
+			memset(after + e->off, 0, e->len);
 		plan->journal[out + n++] = *e;
 	}
 	before_crc = e2sr_crc32c_le(~0U, data, bs);
-	after_crc = e2sr_crc32c_le(~0U, after, bs);
+	if (after)
+		after_crc = e2sr_crc32c_le(~0U, after, bs);
 	ext2fs_free_mem(&after);
 	for (i = out; i < out + n; i++) {
 		plan->journal[i].crc_before = before_crc;
@@ -835,11 +844,13 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	size_t i, n, end, kept, planned;
 	errcode_t err;
 
-	sort_unique(plan, jsb);
-	err = whole_if_emptied(ctx);
+	err = sort_unique(plan, jsb);
+	if (!err)
+		err = whole_if_emptied(ctx);
+	if (!err)
+		err = sort_unique(plan, jsb);
 	if (err)
 		return err;
-	sort_unique(plan, jsb);
 	/*
 	 * A copy already all zero was wiped by a run that was cut before
 	 * its descriptor went: the descriptor goes now, as it would have.
@@ -863,7 +874,9 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 		if (err)
 			return err;
 	}
-	sort_unique(plan, jsb);
+	err = sort_unique(plan, jsb);
+	if (err)
+		return err;
 	plan->journal_blocks = plan->journal_parts = 0;
 	for (i = n = 0; i < plan->journal_count; i = end) {
 		end = e2sr_jplan_block_end(plan, i);
