@@ -20,9 +20,16 @@
 # (fuzz_warn.c aborts on one) fails the campaign; its input stays in
 # $FUZZ_WORK/<target>/artifacts/.  Nothing is committed.
 #
+# Targets run FUZZ_JOBS at a time (one libFuzzer process each, in lanes
+# that take the targets in turn), so that a campaign can use the
+# machine's cores; each target's work directory is locked for its run
+# (a target another campaign holds is skipped, with a message), and the
+# README's table is written under a lock of its own.
+#
 # usage: campaign.sh SRCDIR BINARY...
 #	FUZZ_LONG_TIME	seconds per target (1800)
 #	FUZZ_WORK	work directory (/var/tmp/e2secrm-fuzz)
+#	FUZZ_JOBS	targets fuzzed at once (1)
 #
 # Copyright (C) 2026 The e2secrm authors.
 # This file may be redistributed under the terms of the GNU General Public
@@ -43,17 +50,19 @@ goal=10000000
 # As run-fuzz.sh: about 128 chunks of a 2 MiB image.
 max_len=131072
 
+jobs=${FUZZ_JOBS:-1}
+
 case $secs in
 ''|*[!0-9]*)	echo "campaign: FUZZ_LONG_TIME must be seconds" >&2
 		exit 2 ;;
 esac
+case $jobs in
+''|0|*[!0-9]*)	echo "campaign: FUZZ_JOBS must be a count of targets" >&2
+		exit 2 ;;
+esac
 mkdir -p "$root" || exit 1
-# Two campaigns on one work corpus would race on its files and record.
-exec 9>"$root/.lock"
-if ! flock -n 9; then
-	echo "campaign: another campaign holds $root/.lock" >&2
-	exit 1
-fi
+failed=$root/.failed.$$
+rm -f "$failed"
 
 # Computed once: the README and the corpora change under the campaign.
 tree=$(git -C "$src" describe --always --dirty 2>/dev/null || echo unknown)
@@ -88,8 +97,16 @@ readme_total() {
 }
 
 # Appends table row @1 to the Campaigns table of the README, making the
-# section at the end of the file if it is not there yet.
+# section at the end of the file if it is not there yet; one lane at a
+# time.
 readme_row() {
+	(
+		flock 8
+		readme_row_locked "$1"
+	) 8>"$root/.readme.lock"
+}
+
+readme_row_locked() {
 	if ! grep -q '^## Campaigns$' "$readme"; then
 		cat >>"$readme" <<'EOF'
 
@@ -118,13 +135,32 @@ EOF
 		}' "$readme" >"$readme.tmp" && mv "$readme.tmp" "$readme"
 }
 
-for bin in "$@"; do
+# One target's campaign, in the work directory it holds the lock of.
+campaign_target() {
+	bin=$1
+	name=$(basename "$bin")
+	work=$root/$name
+	mkdir -p "$work" || return 1
+	(
+		# Two campaigns on one work corpus would race on its files
+		# and record.
+		if ! flock -n 9; then
+			echo "$name: another campaign holds $work/.lock:" \
+				"skipped" >&2
+			exit 0
+		fi
+		campaign_locked "$bin"
+	) 9>"$work/.lock"
+}
+
+campaign_locked() {
+	bin=$1
 	name=$(basename "$bin")
 	work=$root/$name
 	corpus=$work/corpus
 	seeds=$fuzz/corpus/$name
 	findings=
-	mkdir -p "$corpus" "$work/artifacts" || exit 1
+	mkdir -p "$corpus" "$work/artifacts" || return 1
 	[ -d "$seeds" ] && cp -n "$seeds"/* "$corpus/"
 
 	for f in "$fuzz/crashes/$name"-*; do
@@ -162,7 +198,7 @@ for bin in "$@"; do
 	# the work corpus adds features to them.  libFuzzer names what it
 	# keeps by its sha1; those are left to the merge.
 	rm -rf "$work/min.new"
-	mkdir -p "$work/min.new" || exit 1
+	mkdir -p "$work/min.new" || return 1
 	for f in "$seeds"/*; do
 		[ -f "$f" ] || continue
 		echo "${f##*/}" | grep -qE '^[0-9a-f]{40}$' && continue
@@ -198,7 +234,7 @@ for bin in "$@"; do
 	findings=$(echo $findings)
 	if [ -n "$findings" ]; then
 		echo "$name: FAILED: $findings"
-		status=1
+		echo "$name" >>"$failed"
 	elif [ -n "$min_edges" ] && [ -n "$tree_edges" ] &&
 	     [ "$min_edges" -gt "$tree_edges" ]; then
 		# Only from a clean campaign: the corpus goes into CI.
@@ -207,9 +243,9 @@ for bin in "$@"; do
 		rm -rf "$seeds.new"
 		if ! cp -r "$work/min" "$seeds.new"; then
 			rm -rf "$seeds.new"
-			exit 1
+			return 1
 		fi
-		rm -rf "$seeds" && mv "$seeds.new" "$seeds" || exit 1
+		rm -rf "$seeds" && mv "$seeds.new" "$seeds" || return 1
 		echo "$name: corpus grew: commit tests/fuzz/corpus/$name"
 	fi
 
@@ -228,5 +264,28 @@ for bin in "$@"; do
 	echo "$name: $total executions across campaigns (goal $goal)"
 	readme_row "| $(date -u '+%Y-%m-%d %H:%M') | $tree | $name | $secs |\
  ${execs:-?} | ${rate:-?} | ${edges:-?} | $total | ${findings:-none} |"
+}
+
+# The lanes: lane k takes targets k, k + jobs, ...; each runs its
+# targets one after the other.
+lane=0
+while [ $lane -lt "$jobs" ]; do
+	(
+		i=0
+		for bin in "$@"; do
+			if [ $((i % jobs)) = $lane ]; then
+				campaign_target "$bin" ||
+					echo "$(basename "$bin")" >>"$failed"
+			fi
+			i=$((i + 1))
+		done
+	) &
+	lane=$((lane + 1))
 done
+wait
+if [ -s "$failed" ]; then
+	echo "campaign: failed: $(tr '\n' ' ' <"$failed")"
+	status=1
+fi
+rm -f "$failed"
 exit $status
