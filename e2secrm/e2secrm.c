@@ -364,6 +364,7 @@ static int wrote_any(const struct e2sr_stats *st)
 static int run(struct cmd_opts *o)
 {
 	struct e2sr_ctx *ctx;
+	const char *stage;
 	errcode_t err;
 	int status = E2SR_EXIT_OK;
 	int flags = 0;
@@ -403,19 +404,22 @@ static int run(struct cmd_opts *o)
 		goto out;
 	}
 	load_state(ctx, o);
+	stage = "while scanning";
 	err = e2sr_inventory_scan(ctx);
-	if (!err)
+	if (!err) {
+		stage = "while planning";
 		err = e2sr_plan_build(ctx);
+	}
 	json_mark(JSON_SCANNED, ctx);
 	progress_done(ctx);
 	if (err == E2SR_ERR_CANCELLED) {
-		printf("%s: cancelled while scanning; nothing written\n",
-		       o->device);
+		printf("%s: cancelled %s; nothing written\n", o->device,
+		       stage);
 		status |= E2SR_EXIT_CANCELLED;
 		goto out;
 	}
 	if (err) {
-		report_error(ctx, err, "while scanning", o->device);
+		report_error(ctx, err, stage, o->device);
 		goto fail;
 	}
 	/* What the writers would refuse, refused before anything is written. */
