@@ -327,6 +327,123 @@ static void test_execute_list(void **state)
 	e2sr_ctx_free(ctx);
 }
 
+/* The first block of the root directory, and its bytes now. */
+static blk64_t root_block(const char *img, unsigned char *buf, size_t bs)
+{
+	ext2_filsys fs;
+	blk64_t blk = 0;
+	int fd;
+
+	assert_int_equal(ext2fs_open(img, EXT2_FLAG_64BITS, 0, 0,
+				     unix_io_manager, &fs), 0);
+	assert_int_equal(fs->blocksize, bs);
+	assert_int_equal(ext2fs_bmap2(fs, EXT2_ROOT_INO, NULL, NULL, 0, 0,
+				      NULL, &blk), 0);
+	ext2fs_free(fs);
+	fd = open(img, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, bs, (off_t)blk * bs), (ssize_t)bs);
+	close(fd);
+	return blk;
+}
+
+/*
+ * A name no longer as the list says (its crc): the writer stops at it
+ * with E2SR_ERR_CHANGED.  The directory block is not written, and
+ * neither is anything after it in the list (the record); what came
+ * before it (the freed blocks) is.
+ */
+static void test_execute_changed(void **state)
+{
+	struct testimg *t = *state;
+	unsigned char dir_before[4096], dir_after[4096];
+	unsigned char rec_before[1024], rec_after[1024];
+	struct e2sr_ctx *ctx;
+	struct e2sr_plan *plan;
+	ext2_ino_t ino;
+	size_t i, names = 0;
+	int isize;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	ino = secrm_file(t, "f", 6 * 4096, 1);
+	isize = read_record(t->img, ino, rec_before);
+	root_block(t->img, dir_before, sizeof(dir_before));
+	ctx = open_img(t->img, 0);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	plan = &ctx->plan;
+	for (i = 0; i < plan->action_count; i++)
+		if (plan->actions[i].kind == E2SR_KIND_NAMES) {
+			assert_int_equal(plan->actions[i].owner, ino);
+			plan->actions[i].crc ^= 1;
+			names++;
+		}
+	assert_int_equal(names, 1);
+	assert_int_equal(e2sr_execute_check(ctx), 0);
+	assert_int_equal(e2sr_execute(ctx), E2SR_ERR_CHANGED);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_DATA][0], 6);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_NAMES][0], 0);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_RECORDS][0], 0);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	root_block(t->img, dir_after, sizeof(dir_after));
+	assert_memory_equal(dir_before, dir_after, sizeof(dir_before));
+	read_record(t->img, ino, rec_after);
+	assert_memory_equal(rec_before, rec_after, isize);
+	expect_fsck_clean(t);
+}
+
+/*
+ * --free-inodes: a free record planned for scrubbing that is in use by
+ * the time it would be written is refused, by the check before the
+ * first write and by the writer itself, and its record stays.
+ */
+static void test_free_record_changed(void **state)
+{
+	struct testimg *t = *state;
+	unsigned char before[1024], after[1024];
+	char host[PATH_MAX], script[2 * PATH_MAX + 64];
+	struct e2sr_ctx *ctx;
+	struct e2sr_plan *plan;
+	ext2_ino_t ino = 0;
+	size_t i;
+	int isize;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	assert_int_equal(testimg_make_file(t, "plain", 3000, 5), 0);
+	assert_int_equal(testimg_path(t, "plain", host, sizeof(host)), 0);
+	snprintf(script, sizeof(script), "write %s plain\nrm plain\n",
+		 host);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	ctx->opts.sanitize = E2SR_FREE_INODES;
+	assert_int_equal(e2sr_open(ctx, t->img, 0), 0);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	plan = &ctx->plan;
+	for (i = 0; i < plan->action_count; i++)
+		if (plan->actions[i].kind == E2SR_KIND_FREE_RECORDS)
+			ino = plan->actions[i].ino;
+	assert_true(ino != 0);
+	isize = read_record(t->img, ino, before);
+	/* In use now, as the check on the read-only handle sees it... */
+	ext2fs_mark_inode_bitmap2(ctx->fs->inode_map, ino);
+	assert_int_equal(e2sr_execute_check(ctx), E2SR_ERR_CHANGED);
+	ext2fs_unmark_inode_bitmap2(ctx->fs->inode_map, ino);
+	/* ...and as the writer sees it, on the read-write one. */
+	assert_int_equal(e2sr_begin_write(ctx), 0);
+	ext2fs_mark_inode_bitmap2(ctx->fs->inode_map, ino);
+	assert_int_equal(e2sr_execute(ctx), E2SR_ERR_CHANGED);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_FREE_RECORDS][0], 0);
+	ext2fs_unmark_inode_bitmap2(ctx->fs->inode_map, ino);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	read_record(t->img, ino, after);
+	assert_memory_equal(before, after, isize);
+	expect_fsck_clean(t);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
 						testimg_fixture_teardown)
 
@@ -341,6 +458,8 @@ int main(void)
 		T(test_refuse_read_only),
 		T(test_execute),
 		T(test_execute_list),
+		T(test_execute_changed),
+		T(test_free_record_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
