@@ -23,6 +23,7 @@
 static unsigned char *mem_buf;
 static size_t mem_len;
 static int mem_no_write;
+static int mem_written;		/* a write reached the buffer */
 
 static struct struct_io_manager mem_manager;
 
@@ -30,6 +31,13 @@ void mem_io_set(unsigned char *buf, size_t len)
 {
 	mem_buf = buf;
 	mem_len = len;
+	mem_written = 0;
+}
+
+/* Whether anything was written to the buffer since it was set. */
+int mem_io_written(void)
+{
+	return mem_written;
 }
 
 /*
@@ -131,6 +139,7 @@ static errcode_t mem_write_blk64(io_channel io, unsigned long long block,
 	err = mem_range(io, block, count, &off, &len);
 	if (err)
 		return EXT2_ET_SHORT_WRITE;
+	mem_written = 1;
 	memcpy(mem_buf + off, data, len);
 	return 0;
 }

@@ -13,5 +13,6 @@
 extern io_manager mem_io_manager;
 void mem_io_set(unsigned char *buf, size_t len);
 void mem_io_forbid_writes(int on);
+int mem_io_written(void);
 
 #endif /* E2SR_MEM_IO_H */
