@@ -233,6 +233,102 @@ static void test_rdonly_refuses_writes(void **state)
 	assert_string_equal(before, after);
 }
 
+/* Run by run, as libext2fs' bit-by-bit compare would say. */
+static void test_bitmaps_equal(void **state)
+{
+	struct testimg *t = *state;
+	ext2fs_block_bitmap a, b, c;
+	ext2fs_inode_bitmap ia, ib;
+	ext2_filsys fs;
+	blk64_t first, last;
+
+	mkfs(t, NULL);
+	assert_int_equal(ext2fs_open(t->img, EXT2_FLAG_64BITS, 0, 0,
+				     unix_io_manager, &fs), 0);
+	first = fs->super->s_first_data_block;
+	last = ext2fs_blocks_count(fs->super) - 1;
+	fs->default_bitmap_type = EXT2FS_BMAP64_BITARRAY;
+	assert_int_equal(ext2fs_allocate_block_bitmap(fs, "a", &a), 0);
+	fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
+	assert_int_equal(ext2fs_allocate_block_bitmap(fs, "b", &b), 0);
+	assert_int_equal(ext2fs_allocate_block_bitmap(fs, "c", &c), 0);
+	assert_true(e2sr_block_bitmaps_equal(a, b));
+	/* The same runs in two kinds of bitmap. */
+	ext2fs_mark_block_bitmap_range2(a, first, 10);
+	ext2fs_mark_block_bitmap_range2(b, first, 10);
+	ext2fs_mark_block_bitmap_range2(a, last - 4, 5);
+	ext2fs_mark_block_bitmap_range2(b, last - 4, 5);
+	assert_true(e2sr_block_bitmaps_equal(a, b));
+	assert_true(e2sr_block_bitmaps_equal(b, a));
+	/* One bit more, at the end of a run, in the middle, at the end. */
+	ext2fs_mark_block_bitmap2(b, first + 10);
+	assert_false(e2sr_block_bitmaps_equal(a, b));
+	ext2fs_unmark_block_bitmap2(b, first + 10);
+	ext2fs_mark_block_bitmap2(b, (first + last) / 2);
+	assert_false(e2sr_block_bitmaps_equal(a, b));
+	assert_false(e2sr_block_bitmaps_equal(b, a));
+	ext2fs_unmark_block_bitmap2(b, (first + last) / 2);
+	ext2fs_unmark_block_bitmap2(b, last);
+	assert_false(e2sr_block_bitmaps_equal(a, b));
+	ext2fs_mark_block_bitmap2(b, last);
+	assert_true(e2sr_block_bitmaps_equal(a, b));
+	/* Empty against set. */
+	assert_false(e2sr_block_bitmaps_equal(c, a));
+
+	assert_int_equal(ext2fs_allocate_inode_bitmap(fs, "ia", &ia), 0);
+	assert_int_equal(ext2fs_allocate_inode_bitmap(fs, "ib", &ib), 0);
+	assert_true(e2sr_inode_bitmaps_equal(ia, ib));
+	ext2fs_mark_inode_bitmap2(ia, 1);
+	assert_false(e2sr_inode_bitmaps_equal(ia, ib));
+	ext2fs_mark_inode_bitmap2(ib, 1);
+	assert_true(e2sr_inode_bitmaps_equal(ia, ib));
+	ext2fs_mark_inode_bitmap2(ib, fs->super->s_inodes_count);
+	assert_false(e2sr_inode_bitmaps_equal(ia, ib));
+	ext2fs_free_block_bitmap(a);
+	ext2fs_free_block_bitmap(b);
+	ext2fs_free_block_bitmap(c);
+	ext2fs_free_inode_bitmap(ia);
+	ext2fs_free_inode_bitmap(ib);
+	ext2fs_free(fs);
+}
+
+/*
+ * A block marked in use on disk after the checks (another writer, the
+ * superblock untouched): the read-write handle's bitmaps differ from the
+ * checked view, and begin_write refuses before anything is written.
+ */
+static void test_begin_write_changed(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_ctx *ctx;
+	char before[65], after[65];
+	ext2_filsys fs;
+	blk64_t blk = 0;
+
+	mkfs(t, "-t ext4 -O ^metadata_csum");
+	assert_int_equal(e2sr_ctx_new(&ctx), 0);
+	assert_int_equal(e2sr_open(ctx, t->img, 0), 0);
+
+	assert_int_equal(ext2fs_open(t->img, EXT2_FLAG_64BITS | EXT2_FLAG_RW,
+				     0, 0, unix_io_manager, &fs), 0);
+	assert_int_equal(ext2fs_read_bitmaps(fs), 0);
+	assert_int_equal(ext2fs_find_first_zero_block_bitmap2(fs->block_map,
+				fs->super->s_first_data_block,
+				ext2fs_blocks_count(fs->super) - 1, &blk), 0);
+	ext2fs_mark_block_bitmap2(fs->block_map, blk);
+	ext2fs_mark_bb_dirty(fs);
+	assert_int_equal(ext2fs_write_block_bitmap(fs), 0);
+	ext2fs_free(fs);
+
+	assert_int_equal(testimg_sha256(t->img, before), 0);
+	assert_int_equal(e2sr_begin_write(ctx), E2SR_ERR_CHANGED);
+	assert_string_equal(ctx->detail, "bitmaps differ from the checked view");
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	assert_int_equal(testimg_sha256(t->img, after), 0);
+	assert_string_equal(before, after);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, testimg_fixture_setup, \
 						testimg_fixture_teardown)
 
@@ -251,6 +347,8 @@ int main(void)
 		T(test_journal_dev),
 		T(test_truncated),
 		T(test_rdonly_refuses_writes),
+		T(test_bitmaps_equal),
+		T(test_begin_write_changed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
