@@ -504,6 +504,7 @@ static errcode_t collect_versions(struct discover *d)
 	const struct e2sr_history *h = &d->ctx->history;
 	const struct e2sr_irec *c = h->recs;
 	struct ident *ids = NULL, key;
+	struct e2sr_ino_set maybe;
 	struct iversion iv;
 	size_t i, n = h->nrecs, nids = 0;
 	__u32 last = 0;
@@ -526,6 +527,18 @@ static errcode_t collect_versions(struct discover *d)
 	}
 	if (nids)
 		qsort(ids, nids, sizeof(*ids), cmp_ident);
+	/*
+	 * The numbers of both, as a set: most records are of neither, and
+	 * a bit (or a filter) says so before two binary searches would.
+	 */
+	err = e2sr_ino_set_init(&maybe, nids + d->nfiles);
+	if (err)
+		goto out;
+	for (i = 0; i < nids; i++)
+		e2sr_ino_set_add(&maybe, ids[i].ino, 0);
+	for (i = 0; i < d->nfiles; i++)
+		e2sr_ino_set_add(&maybe, d->files[i].ino, 0);
+	e2sr_ino_set_done(&maybe);
 	/* In log order: the copies are read through a forward window. */
 	for (i = 0; i < n; i++) {
 		if (e2sr_cancelled(d->ctx)) {
@@ -535,9 +548,10 @@ static errcode_t collect_versions(struct discover *d)
 		key.ino = c[i].ino;
 		key.generation = c[i].generation;
 		if (!c[i].flagged &&
-		    !(nids && bsearch(&key, ids, nids, sizeof(*ids),
-				      cmp_ident)) &&
-		    find_file(d, key.ino, key.generation) < 0)
+		    (!e2sr_ino_set_has(&maybe, key.ino) ||
+		     (!(nids && bsearch(&key, ids, nids, sizeof(*ids),
+					cmp_ident)) &&
+		      find_file(d, key.ino, key.generation) < 0)))
 			continue;
 		if (!have || c[i].jblock != last) {
 			err = read_copy(d, c[i].jblock, c[i].escaped, 1);
@@ -565,6 +579,7 @@ static errcode_t collect_versions(struct discover *d)
 	if (!err && d->n)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
 out:
+	e2sr_ino_set_free(&maybe);
 	ext2fs_free_mem(&ids);
 	return err;
 }
