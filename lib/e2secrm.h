@@ -148,6 +148,7 @@ enum e2sr_jwhy {
 struct e2sr_jplan {
 	__u32			jblock;
 	__u16			why;		/* enum e2sr_jwhy */
+	__u8			settled;	/* a part: its crcs are made */
 	ext2_ino_t		ino;		/* whose (0: DESC, NAMEBYTES) */
 	__u32			off;		/* a part: first byte */
 	__u32			len;		/* a part: bytes; 0: whole */

@@ -23,6 +23,7 @@
 #include "e2secrmP.h"
 #include "crc32c.h"
 #include "history.h"
+#include "unaligned.h"
 
 static const char *const kind_names[] = {
 	[E2SR_JK_UNKNOWN]	= "in-use",
@@ -494,7 +495,32 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 	return 0;
 }
 
-/* A stale block of the log: does it read as a directory block? */
+/* Whether a record, as it lies in a block, is an inline directory's. */
+int e2sr_inline_dir_record(const unsigned char *r)
+{
+	return ((r[0] | (r[1] << 8)) & 0170000) == 0040000 &&
+	       (e2sr_get_le32(r + 32) & EXT4_INLINE_DATA_FL);
+}
+
+/* Whether any record slot of @b holds an inline directory. */
+static int has_inline_dir(const unsigned char *b, unsigned int bs,
+			  unsigned int isz)
+{
+	unsigned int slot;
+
+	if (isz < EXT2_GOOD_OLD_INODE_SIZE || isz > bs)
+		return 0;
+	for (slot = 0; slot + isz <= bs; slot += isz)
+		if (e2sr_inline_dir_record(b + slot))
+			return 1;
+	return 0;
+}
+
+/*
+ * A stale block of the log: does it read as a directory block, or, were
+ * it an inode table copy, hold an inline directory?  The names passes
+ * read only such blocks.
+ */
 static errcode_t look_at_stale(void *priv, __u32 jblock,
 			       const unsigned char *b)
 {
@@ -504,6 +530,8 @@ static errcode_t look_at_stale(void *priv, __u32 jblock,
 
 	if (e2sr_dir_shaped(b, l->bs))
 		h->dirlike[i >> 3] |= 1 << (i & 7);
+	if (has_inline_dir(b, l->bs, EXT2_INODE_SIZE(l->fs->super)))
+		h->inline_dirs[i >> 3] |= 1 << (i & 7);
 	return 0;
 }
 
@@ -517,6 +545,23 @@ int e2sr_history_dirlike(const struct e2sr_history *h, __u32 jblock)
 		return 0;
 	i = jblock - w->jsb.first;
 	return !!(h->dirlike[i >> 3] & (1 << (i & 7)));
+}
+
+/*
+ * Whether log block @jblock is stale and, read as an inode table copy,
+ * holds an inline directory (e2sr_inline_dir_record in one of its
+ * slots).
+ */
+int e2sr_history_inline_dirs(const struct e2sr_history *h, __u32 jblock)
+{
+	const struct e2sr_jwalk *w = &h->walk;
+	__u32 i;
+
+	if (!h->inline_dirs || jblock < w->jsb.first ||
+	    jblock >= w->jsb.last)
+		return 0;
+	i = jblock - w->jsb.first;
+	return !!(h->inline_dirs[i >> 3] & (1 << (i & 7)));
 }
 
 static errcode_t itable_ranges(ext2_filsys fs, struct rec_look *l)
@@ -727,6 +772,10 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 		look.bs = j->jsb.blocksize;
 		err = ext2fs_get_memzero((j->jsb.last - j->jsb.first) / 8 + 1,
 					 &h->dirlike);
+		if (!err)
+			err = ext2fs_get_memzero((j->jsb.last -
+						  j->jsb.first) / 8 + 1,
+						 &h->inline_dirs);
 	}
 	if (!err)
 		err = e2sr_journal_walk_visit(j, ext2fs_blocks_count(fs->super),
@@ -779,5 +828,6 @@ void e2sr_history_free(struct e2sr_history *h)
 	ext2fs_free_mem(&h->by_jblock);
 	ext2fs_free_mem(&h->recs);
 	ext2fs_free_mem(&h->dirlike);
+	ext2fs_free_mem(&h->inline_dirs);
 	memset(h, 0, sizeof(*h));
 }

@@ -86,6 +86,7 @@ struct e2sr_history {
 	 * the inode table copies' inline directories.
 	 */
 	__u8			*dirlike;
+	__u8			*inline_dirs;	/* the same: an inline dir */
 	int			owners;	/* inode owners were resolved */
 	int			built;	/* e2sr_history_build() succeeded */
 };
@@ -99,6 +100,8 @@ const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
 						 blk64_t blk, size_t *count);
 void e2sr_history_free(struct e2sr_history *h);
 int e2sr_history_dirlike(const struct e2sr_history *h, __u32 jblock);
+int e2sr_history_inline_dirs(const struct e2sr_history *h, __u32 jblock);
+int e2sr_inline_dir_record(const unsigned char *r);
 int e2sr_dir_shaped(const unsigned char *b, unsigned int bs);
 const char *e2sr_jkind_name(enum e2sr_jkind kind);
 

@@ -34,6 +34,10 @@ struct e2sr_journal {
 	__u32		win_first;
 	__u32		win_count;
 	__u32		win_cap;
+	/* What a pass over part of the log will read (e2sr_journal_want) */
+	const __u8	*want;		/* a bit per log block from want_first */
+	__u32		want_first;
+	__u32		want_len;
 };
 
 /* journal_dev.c */
@@ -47,6 +51,8 @@ errcode_t e2sr_journal_read(struct e2sr_journal *j, __u32 jblock,
 			    __u32 count, void *buf);
 errcode_t e2sr_journal_block(struct e2sr_journal *j, __u32 jblock,
 			     const unsigned char **block);
+void e2sr_journal_want(struct e2sr_journal *j, const __u8 *map, __u32 first,
+		       __u32 len);
 errcode_t e2sr_journal_write_sb(struct e2sr_journal *j, __u32 sequence,
 				__u32 start, __s32 errno_val);
 

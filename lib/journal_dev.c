@@ -362,9 +362,36 @@ errcode_t e2sr_journal_read(struct e2sr_journal *j, __u32 jblock,
 }
 
 /*
+ * A pass that reads only some blocks of the log, in log order, says
+ * which, as a bit per block of [@first, @first + @len); NULL when it is
+ * done.  A miss then fills the window from the block asked for through
+ * the last wanted one that follows it closely, not a whole window: the
+ * blocks between are not copied for nothing.
+ */
+void e2sr_journal_want(struct e2sr_journal *j, const __u8 *map, __u32 first,
+		       __u32 len)
+{
+	j->want = map;
+	j->want_first = first;
+	j->want_len = map ? len : 0;
+}
+
+/* Wanted blocks this far apart are read in one go. */
+#define WANT_GAP	4
+
+static int wanted(const struct e2sr_journal *j, __u32 jblock)
+{
+	__u32 i = jblock - j->want_first;
+
+	return jblock >= j->want_first && i < j->want_len &&
+	       (j->want[i >> 3] & (1 << (i & 7)));
+}
+
+/*
  * One block through the read window: the recovery passes go forward
- * through the log, so a miss refills the window from that block on.
- * The pointer stays valid until the next call.
+ * through the log, so a miss refills the window from that block on (as
+ * far as the pass wants, e2sr_journal_want).  The pointer stays valid
+ * until the next call.
  */
 errcode_t e2sr_journal_block(struct e2sr_journal *j, __u32 jblock,
 			     const unsigned char **block)
@@ -383,6 +410,14 @@ errcode_t e2sr_journal_block(struct e2sr_journal *j, __u32 jblock,
 	n = j->nblocks - jblock;
 	if (n > j->win_cap)
 		n = j->win_cap;
+	if (j->want) {
+		__u32 k, last = 0;
+
+		for (k = 1; k < n && k - last <= WANT_GAP; k++)
+			if (wanted(j, jblock + k))
+				last = k;
+		n = last + 1;
+	}
 	j->win_count = 0;
 	err = e2sr_journal_read(j, jblock, n, j->win);
 	if (err)

@@ -347,8 +347,7 @@ static errcode_t itable_names(struct e2sr_ctx *ctx, __u32 jblock,
 		return 0;
 	for (slot = 0; slot + isz <= bs; slot += isz) {
 		r = b + slot;
-		if (((r[0] | (r[1] << 8)) & 0170000) != 0040000 ||
-		    !(e2sr_get_le32(r + 32) & EXT4_INLINE_DATA_FL))
+		if (!e2sr_inline_dir_record(r))
 			continue;
 		err = fn(ctx, jblock, b, slot + 44, slot + 100, 0, priv);
 		if (err)
@@ -375,6 +374,24 @@ static errcode_t itable_names(struct e2sr_ctx *ctx, __u32 jblock,
  * unattributed was attributed here, and is looked at here if it can
  * hold names then.
  */
+/*
+ * Whether stale log block @jb can hold names; @k is the caller's cursor
+ * in the history's journal-order index, moved up to @jb.
+ */
+static int name_block(const struct e2sr_history *h, __u32 jb, size_t *k,
+		      int *itable)
+{
+	while (*k < h->n && h->v[h->by_jblock[*k]].jblock < jb)
+		(*k)++;
+	*itable = *k < h->n &&
+		  h->v[h->by_jblock[*k]].jblock == jb &&
+		  h->v[h->by_jblock[*k]].kind == E2SR_JK_ITABLE;
+	/* The walk said which read as directories or hold inline ones. */
+	if (*itable)
+		return e2sr_history_inline_dirs(h, jb);
+	return e2sr_history_dirlike(h, jb);
+}
+
 static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 				 void *priv)
 {
@@ -382,35 +399,44 @@ static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 	const struct e2sr_jwalk *w = &h->walk;
 	unsigned int bs = ctx->journal->blocksize;
 	const unsigned char *b;
+	__u8 *want = NULL;
 	size_t k = 0;
 	__u32 jb;
 	int itable;
 	errcode_t err;
 
-	for (jb = w->jsb.first; w->nstale && jb < w->jsb.last; jb++) {
-		if (!e2sr_jwalk_stale(w, jb))
+	if (!w->nstale)
+		return 0;
+	/* What this pass reads, so that only that is read. */
+	err = ext2fs_get_memzero((w->jsb.last - w->jsb.first) / 8 + 1, &want);
+	if (err)
+		return err;
+	for (jb = w->jsb.first; jb < w->jsb.last; jb++)
+		if (e2sr_jwalk_stale(w, jb) && name_block(h, jb, &k, &itable))
+			want[(jb - w->jsb.first) >> 3] |=
+				1 << ((jb - w->jsb.first) & 7);
+	e2sr_journal_want(ctx->journal, want, w->jsb.first,
+			  w->jsb.last - w->jsb.first);
+	for (jb = w->jsb.first, k = 0; jb < w->jsb.last; jb++) {
+		if (!e2sr_jwalk_stale(w, jb) || !name_block(h, jb, &k, &itable))
 			continue;
-		if (e2sr_cancelled(ctx))
-			return E2SR_ERR_CANCELLED;
-		while (k < h->n && h->v[h->by_jblock[k]].jblock < jb)
-			k++;
-		itable = k < h->n &&
-			 h->v[h->by_jblock[k]].jblock == jb &&
-			 h->v[h->by_jblock[k]].kind == E2SR_JK_ITABLE;
-		/* The walk said which blocks read as directories. */
-		if (!itable && !e2sr_history_dirlike(h, jb))
-			continue;
+		if (e2sr_cancelled(ctx)) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
 		err = e2sr_journal_block(ctx->journal, jb, &b);
 		if (err)
-			return err;
+			break;
 		if (itable)
 			err = itable_names(ctx, jb, b, fn, priv);
 		else
 			err = fn(ctx, jb, b, 0, bs, 1, priv);
 		if (err)
-			return err;
+			break;
 	}
-	return 0;
+	e2sr_journal_want(ctx->journal, NULL, 0, 0);
+	ext2fs_free_mem(&want);
+	return err;
 }
 
 struct names_found {
@@ -787,16 +813,22 @@ static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
 }
 
 /*
- * A copy whose parts are all it holds is left all zero by them: plan it
- * whole, so that its descriptor goes with it, as the next run, seeing a
- * zero copy, would plan.
+ * The copies shared with other files' residue, each read once.  One
+ * whose parts are all it holds is left all zero by them: plan it whole,
+ * so that its descriptor goes with it, as the next run, seeing a zero
+ * copy, would plan.  Of the others, parts already zero are dropped (a
+ * run cut after writing them; an entry out of the log's range goes at
+ * the next sort_unique), and the rest carry the block's checksum as it
+ * is, which the writer checks, and, for --verify, which reads the block
+ * back, as it will be.
  */
-static errcode_t whole_if_emptied(struct e2sr_ctx *ctx)
+static errcode_t settle_shared(struct e2sr_ctx *ctx)
 {
 	struct e2sr_plan *plan = &ctx->plan;
 	unsigned int bs = ctx->journal->blocksize;
 	const unsigned char *data;
 	unsigned char *after;
+	__u32 before_crc, after_crc;
 	size_t i, k, end;
 	errcode_t err = 0;
 
@@ -817,10 +849,26 @@ static errcode_t whole_if_emptied(struct e2sr_ctx *ctx)
 			    plan->journal[k].len <= bs - plan->journal[k].off)
 				memset(after + plan->journal[k].off, 0,
 				       plan->journal[k].len);
-		if (!e2sr_all_zero(after, bs))
+		if (e2sr_all_zero(after, bs)) {
+			for (k = i; k < end; k++)
+				plan->journal[k].off = plan->journal[k].len = 0;
 			continue;
-		for (k = i; k < end; k++)
-			plan->journal[k].off = plan->journal[k].len = 0;
+		}
+		before_crc = e2sr_crc32c_le(~0U, data, bs);
+		after_crc = ctx->opts.verify ?
+			    e2sr_crc32c_le(~0U, after, bs) : 0;
+		for (k = i; k < end; k++) {
+			struct e2sr_jplan *e = &plan->journal[k];
+
+			if (e->off >= bs || e->len > bs - e->off ||
+			    e2sr_all_zero(data + e->off, e->len)) {
+				e->jblock = ~0U;
+				continue;
+			}
+			e->crc_before = before_crc;
+			e->crc_after = after_crc;
+			e->settled = 1;
+		}
 	}
 	ext2fs_free_mem(&after);
 	return err;
@@ -834,7 +882,7 @@ static errcode_t whole_if_emptied(struct e2sr_ctx *ctx)
  * what is left of it attributes nothing secure-delete.  Blocks and
  * parts already all zero are not written again.
  */
-static errcode_t settle(struct e2sr_ctx *ctx)
+static errcode_t settle_blocks(struct e2sr_ctx *ctx)
 {
 	struct e2sr_plan *plan = &ctx->plan;
 	const struct e2sr_jwalk *w = &ctx->history.walk;
@@ -846,7 +894,7 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 
 	err = sort_unique(plan, jsb);
 	if (!err)
-		err = whole_if_emptied(ctx);
+		err = settle_shared(ctx);
 	if (!err)
 		err = sort_unique(plan, jsb);
 	if (err)
@@ -881,9 +929,16 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	for (i = n = 0; i < plan->journal_count; i = end) {
 		end = e2sr_jplan_block_end(plan, i);
 		if (plan->journal[i].len) {
-			err = settle_parts(ctx, i, end, n, &kept);
-			if (err)
-				return err;
+			/* Settled above, unless planned since (none are). */
+			if (plan->journal[i].settled) {
+				for (kept = 0; i + kept < end; kept++)
+					plan->journal[n + kept] =
+						plan->journal[i + kept];
+			} else {
+				err = settle_parts(ctx, i, end, n, &kept);
+				if (err)
+					return err;
+			}
 			n += kept;
 			if (kept) {
 				plan->journal_blocks++;
@@ -915,6 +970,34 @@ static errcode_t settle(struct e2sr_ctx *ctx)
 	}
 	plan->journal_count = n;
 	return 0;
+}
+
+/*
+ * Settling reads the planned blocks again, each up to twice, in log
+ * order: say which, so that only they are read.
+ */
+static errcode_t settle(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	const struct e2sr_jsb *jsb = &ctx->journal->jsb;
+	__u8 *want;
+	__u32 jb;
+	size_t i;
+	errcode_t err;
+
+	err = ext2fs_get_memzero(jsb->maxlen / 8 + 1, &want);
+	if (err)
+		return err;
+	for (i = 0; i < plan->journal_count; i++) {
+		jb = plan->journal[i].jblock;
+		if (jb < jsb->maxlen && plan->journal[i].why != E2SR_JWHY_DESC)
+			want[jb >> 3] |= 1 << (jb & 7);
+	}
+	e2sr_journal_want(ctx->journal, want, 0, jsb->maxlen);
+	err = settle_blocks(ctx);
+	e2sr_journal_want(ctx->journal, NULL, 0, 0);
+	ext2fs_free_mem(&want);
+	return err;
 }
 
 errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
