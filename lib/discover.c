@@ -503,8 +503,10 @@ static errcode_t collect_versions(struct discover *d)
 {
 	const struct e2sr_history *h = &d->ctx->history;
 	const struct e2sr_irec *c = h->recs;
+	struct e2sr_journal *j = d->ctx->journal;
 	struct ident *ids = NULL, key;
 	struct e2sr_ino_set maybe;
+	__u8 *matters = NULL, *want = NULL;
 	struct iversion iv;
 	size_t i, n = h->nrecs, nids = 0;
 	__u32 last = 0;
@@ -539,12 +541,13 @@ static errcode_t collect_versions(struct discover *d)
 	for (i = 0; i < d->nfiles; i++)
 		e2sr_ino_set_add(&maybe, d->files[i].ino, 0);
 	e2sr_ino_set_done(&maybe);
-	/* In log order: the copies are read through a forward window. */
+	/* Which records matter, and so which copies the pass reads. */
+	err = ext2fs_get_memzero(n / 8 + 1, &matters);
+	if (!err && j)
+		err = ext2fs_get_memzero(j->nblocks / 8 + 1, &want);
+	if (err)
+		goto out;
 	for (i = 0; i < n; i++) {
-		if (e2sr_cancelled(d->ctx)) {
-			err = E2SR_ERR_CANCELLED;
-			goto out;
-		}
 		key.ino = c[i].ino;
 		key.generation = c[i].generation;
 		if (!c[i].flagged &&
@@ -552,6 +555,20 @@ static errcode_t collect_versions(struct discover *d)
 		     (!(nids && bsearch(&key, ids, nids, sizeof(*ids),
 					cmp_ident)) &&
 		      find_file(d, key.ino, key.generation) < 0)))
+			continue;
+		matters[i >> 3] |= 1 << (i & 7);
+		if (want && c[i].jblock < j->nblocks)
+			want[c[i].jblock >> 3] |= 1 << (c[i].jblock & 7);
+	}
+	if (want)
+		e2sr_journal_want(j, want, 0, j->nblocks);
+	/* In log order: the copies are read through a forward window. */
+	for (i = 0; i < n; i++) {
+		if (e2sr_cancelled(d->ctx)) {
+			err = E2SR_ERR_CANCELLED;
+			goto out;
+		}
+		if (!(matters[i >> 3] & (1 << (i & 7))))
 			continue;
 		if (!have || c[i].jblock != last) {
 			err = read_copy(d, c[i].jblock, c[i].escaped, 1);
@@ -575,10 +592,16 @@ static errcode_t collect_versions(struct discover *d)
 		if (err)
 			goto out;
 	}
+	if (want)
+		e2sr_journal_want(j, NULL, 0, 0);
 	err = collect_fc_versions(d);
 	if (!err && d->n)
 		qsort(d->v, d->n, sizeof(*d->v), cmp_identity);
 out:
+	if (want)
+		e2sr_journal_want(j, NULL, 0, 0);
+	ext2fs_free_mem(&want);
+	ext2fs_free_mem(&matters);
 	e2sr_ino_set_free(&maybe);
 	ext2fs_free_mem(&ids);
 	return err;
