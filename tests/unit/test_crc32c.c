@@ -19,10 +19,15 @@
 #include "crc32c.h"
 #include "testimg.h"
 
-/* Every length to 300 and a block, at every alignment, two seeds. */
+/*
+ * Every length to 300, a block, and lengths around the three-stream
+ * cut (3 x 1360 bytes, and twice that), at every alignment, two seeds.
+ */
 static void test_crc_matches_library(void **state)
 {
-	static unsigned char buf[4096 + 16];
+	static const size_t longer[] = { 4079, 4080, 4081, 4095, 8159,
+					 8160, 8161, 12000 };
+	static unsigned char buf[12000 + 16];
 	size_t len, off, i;
 	__u32 seeds[2] = { ~0U, 0x12345678 };
 	int s;
@@ -43,6 +48,13 @@ static void test_crc_matches_library(void **state)
 							4096),
 					 ext2fs_crc32c_le(seeds[s], buf + off,
 							  4096));
+			for (i = 0; i < sizeof(longer) / sizeof(longer[0]);
+			     i++)
+				assert_int_equal(
+					e2sr_crc32c_le(seeds[s], buf + off,
+						       longer[i]),
+					ext2fs_crc32c_le(seeds[s], buf + off,
+							 longer[i]));
 		}
 	}
 	/* The check value of crc32c ("123456789", inverted at both ends). */
