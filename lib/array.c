@@ -5,9 +5,9 @@
  * sorted again.
  *
  * Owns only the growth, doubling, with the size checked against
- * overflow, and the sort.  The arrays, their counts and capacities are the callers';
- * the memory is libext2fs' (ext2fs_resize_mem), freed with
- * ext2fs_free_mem(), as all of lib/'s is (tests/check-layers.sh).
+ * overflow, and the sort.  The arrays, their counts and capacities are
+ * the callers'; the memory is libext2fs' (ext2fs_resize_mem), freed
+ * with ext2fs_free_mem(), as all of lib/'s is (tests/check-layers.sh).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public

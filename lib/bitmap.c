@@ -121,58 +121,38 @@ int e2sr_bitmap_type(ext2_filsys fs)
 	return EXT2FS_BMAP64_RBTREE;
 }
 
-/*
- * Whether block bitmaps @a and @b hold the same bits, run by run.
- * libext2fs' compare tests bit by bit: on a 2 TiB filesystem that is
- * half a billion calls, where the runs are a few thousand.
- */
-int e2sr_block_bitmaps_equal(ext2fs_block_bitmap a, ext2fs_block_bitmap b)
-{
-	blk64_t first = ext2fs_get_block_bitmap_start2(a);
-	blk64_t last = ext2fs_get_block_bitmap_end2(a);
-	blk64_t sa = first, sb = first, ea, eb;
-	int ha, hb;
-
-	if (ext2fs_get_block_bitmap_start2(b) != first ||
-	    ext2fs_get_block_bitmap_end2(b) != last)
-		return 0;
-	for (;;) {
-		ha = e2sr_next_run(a, 1, &sa, last, &ea);
-		hb = e2sr_next_run(b, 1, &sb, last, &eb);
-		if (ha != hb || (ha && (sa != sb || ea != eb)))
-			return 0;
-		if (!ha)
-			return 1;
-		sa = sb = ea;
-	}
-}
-
 /* The next run of set bits of @map from *@start on, as e2sr_next_run(). */
-static int next_inode_run(ext2fs_inode_bitmap map, ext2_ino_t *start,
-			  ext2_ino_t last, ext2_ino_t *end)
+static int next_set_run(ext2fs_generic_bitmap map, __u64 *start, __u64 last,
+			__u64 *end)
 {
 	if (*start > last ||
-	    ext2fs_find_first_set_inode_bitmap2(map, *start, last, start))
+	    ext2fs_find_first_set_generic_bmap(map, *start, last, start))
 		return 0;
-	if (e2sr_find_first_zero_inode(map, *start, last, end))
+	/* *start is set: no zero up to @last means the run reaches it. */
+	if (ext2fs_find_first_zero_generic_bmap(map, *start, last, end))
 		*end = last + 1;
 	return 1;
 }
 
-/* The same for inode bitmaps. */
-int e2sr_inode_bitmaps_equal(ext2fs_inode_bitmap a, ext2fs_inode_bitmap b)
+/*
+ * Whether bitmaps @a and @b (both of blocks, or both of inodes) hold the
+ * same bits, run by run.  libext2fs' compare tests bit by bit: on a 2 TiB
+ * filesystem that is half a billion calls, where the runs are a few
+ * thousand.
+ */
+int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b)
 {
-	ext2_ino_t first = ext2fs_get_inode_bitmap_start2(a);
-	ext2_ino_t last = ext2fs_get_inode_bitmap_end2(a);
-	ext2_ino_t sa = first, sb = first, ea, eb;
+	__u64 first = ext2fs_get_generic_bmap_start(a);
+	__u64 last = ext2fs_get_generic_bmap_end(a);
+	__u64 sa = first, sb = first, ea, eb;
 	int ha, hb;
 
-	if (ext2fs_get_inode_bitmap_start2(b) != first ||
-	    ext2fs_get_inode_bitmap_end2(b) != last)
+	if (ext2fs_get_generic_bmap_start(b) != first ||
+	    ext2fs_get_generic_bmap_end(b) != last)
 		return 0;
 	for (;;) {
-		ha = next_inode_run(a, &sa, last, &ea);
-		hb = next_inode_run(b, &sb, last, &eb);
+		ha = next_set_run(a, &sa, last, &ea);
+		hb = next_set_run(b, &sb, last, &eb);
 		if (ha != hb || (ha && (sa != sb || ea != eb)))
 			return 0;
 		if (!ha)

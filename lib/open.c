@@ -699,8 +699,10 @@ static errcode_t same_as_checked(struct e2sr_ctx *ctx, ext2_filsys rw,
 	err = ext2fs_read_bitmaps(rw);
 	if (err)
 		return err;
-	if (!e2sr_block_bitmaps_equal(rw->block_map, ctx->fs->block_map) ||
-	    !e2sr_inode_bitmaps_equal(rw->inode_map, ctx->fs->inode_map)) {
+	if (!e2sr_bitmaps_equal((ext2fs_generic_bitmap)rw->block_map,
+				(ext2fs_generic_bitmap)ctx->fs->block_map) ||
+	    !e2sr_bitmaps_equal((ext2fs_generic_bitmap)rw->inode_map,
+				(ext2fs_generic_bitmap)ctx->fs->inode_map)) {
 		snprintf(ctx->detail, sizeof(ctx->detail),
 			 "bitmaps differ from the checked view");
 		return E2SR_ERR_CHANGED;
