@@ -225,6 +225,22 @@ campaign_locked() {
 			"$(ls "$seeds" | wc -l) inputs, ${tree_edges:-?}"
 	fi
 
+	# A unit libFuzzer reported slow is run again alone: on a machine
+	# starved by other work a unit of milliseconds can take seconds.
+	# Slow alone too (a second or more), it is a finding; else it is
+	# set aside, and said so.
+	for f in $(find "$work/artifacts" -type f -name 'slow-unit-*' \
+		   -newer "$work/start"); do
+		ms=$("$bin" -timeout=10 "$f" 2>&1 |
+		     sed -n 's/^Executed .* in \([0-9]*\) ms$/\1/p' | tail -1)
+		if [ -n "$ms" ] && [ "$ms" -lt 1000 ]; then
+			mkdir -p "$work/slow-under-load"
+			mv "$f" "$work/slow-under-load/"
+			echo "$name: ${f##*/} took $ms ms alone: slow only" \
+				"under load, not a finding"
+		fi
+	done
+
 	# What crashed, in the run, the merge or the measures (an input
 	# the run kept that crashes later is a finding too).
 	findings="$findings $(find "$work/artifacts" -type f \
