@@ -708,7 +708,7 @@ kernel_case() {
 	kc=$1
 	try=0
 	# Writeback under memory pressure can win the race: try again.
-	for cut_delay in 3 2 4; do
+	for cut_delay in 3 2 4 5 1; do
 		try=$((try + 1))
 		if kernel_crash "$@"; then
 			# A wrapped log: a gap in the history, exit bit 4.
@@ -720,7 +720,9 @@ kernel_case() {
 			return
 		fi
 	done
-	fail "$kc: corpus" "$miss, $try tries"
+	# No crash image to test: the kernel's timing, not e2secrm (on a
+	# loaded machine writeback can win every try).  Said, not passed.
+	skip "$kc" "no crash image could be made: $miss, $try tries"
 }
 why=$(can_loop_mount)
 if [ $? != 0 ]; then
