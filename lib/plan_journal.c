@@ -762,57 +762,6 @@ static int cmp_walk_jblock(const void *key, const void *elem)
 }
 
 /*
- * The parts of one block, entries [first, end) of the plan: those
- * already zero are dropped (a run cut after writing them), the rest
- * carry the block's checksum as it is, which the writer checks, and,
- * for --verify, which reads the block back, as it will be.  Returns how
- * many are kept, moved to @out.
- */
-static errcode_t settle_parts(struct e2sr_ctx *ctx, size_t first, size_t end,
-			      size_t out, size_t *kept)
-{
-	struct e2sr_plan *plan = &ctx->plan;
-	unsigned int bs = ctx->journal->blocksize;
-	const unsigned char *data;
-	unsigned char *after = NULL;
-	__u32 before_crc, after_crc = 0;
-	size_t i, n = 0;
-	errcode_t err;
-
-	*kept = 0;
-	err = e2sr_journal_block(ctx->journal, plan->journal[first].jblock,
-				 &data);
-	if (err)
-		return err;
-	if (ctx->opts.verify) {
-		err = ext2fs_get_mem(bs, &after);
-		if (err)
-			return err;
-		memcpy(after, data, bs);
-	}
-	for (i = first; i < end; i++) {
-		struct e2sr_jplan *e = &plan->journal[i];
-
-		if (e->off >= bs || e->len > bs - e->off ||
-		    e2sr_all_zero(data + e->off, e->len))
-			continue;
-		if (after)
-			memset(after + e->off, 0, e->len);
-		plan->journal[out + n++] = *e;
-	}
-	before_crc = e2sr_crc32c_le(~0U, data, bs);
-	if (after)
-		after_crc = e2sr_crc32c_le(~0U, after, bs);
-	ext2fs_free_mem(&after);
-	for (i = out; i < out + n; i++) {
-		plan->journal[i].crc_before = before_crc;
-		plan->journal[i].crc_after = after_crc;
-	}
-	*kept = n;
-	return 0;
-}
-
-/*
  * The copies shared with other files' residue, each read once.  One
  * whose parts are all it holds is left all zero by them: plan it whole,
  * so that its descriptor goes with it, as the next run, seeing a zero
@@ -929,15 +878,16 @@ static errcode_t settle_blocks(struct e2sr_ctx *ctx)
 	for (i = n = 0; i < plan->journal_count; i = end) {
 		end = e2sr_jplan_block_end(plan, i);
 		if (plan->journal[i].len) {
-			/* Settled above, unless planned since (none are). */
-			if (plan->journal[i].settled) {
-				for (kept = 0; i + kept < end; kept++)
-					plan->journal[n + kept] =
-						plan->journal[i + kept];
-			} else {
-				err = settle_parts(ctx, i, end, n, &kept);
-				if (err)
-					return err;
+			/*
+			 * Settled by settle_shared(); nothing plans parts
+			 * after it.  A part without its crcs would be
+			 * refused only at the write: refuse it here.
+			 */
+			for (kept = 0; i + kept < end; kept++) {
+				if (!plan->journal[i + kept].settled)
+					return EXT2_ET_INVALID_ARGUMENT;
+				plan->journal[n + kept] =
+					plan->journal[i + kept];
 			}
 			n += kept;
 			if (kept) {
@@ -973,8 +923,9 @@ static errcode_t settle_blocks(struct e2sr_ctx *ctx)
 }
 
 /*
- * Settling reads the planned blocks again, each up to twice, in log
- * order: say which, so that only they are read.
+ * Settling reads again, in log order, the shared copies and the whole
+ * blocks the walk did not attribute: say which, so that only they are
+ * read.
  */
 static errcode_t settle(struct e2sr_ctx *ctx)
 {

@@ -153,6 +153,8 @@ errcode_t e2sr_wipe_check_dir_block(struct e2sr_ctx *ctx, ext2_ino_t dir,
 /* The table of @group, or an error if it is not where it can be. */
 errcode_t e2sr_group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk)
 {
+	if (group >= fs->group_desc_count)
+		return EXT2_ET_GDESC_BAD_INODE_TABLE;
 	*blk = ext2fs_inode_table_loc(fs, group);
 	if (*blk < fs->super->s_first_data_block ||
 	    *blk >= ext2fs_blocks_count(fs->super) ||
