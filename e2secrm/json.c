@@ -318,7 +318,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 			recovered_name(ctx->replay.how),
 			ctx->replay.recovery.transactions, ctx->replay.recovery.nblocks,
 			ctx->replay.recovery.fc_commits,
-			ctx->history.built ? ctx->history.n : (size_t)0);
+			ctx->history.built || ctx->history.released ?
+			ctx->history.n : (size_t)0);
 	} else {
 		fprintf(json_out, "  \"journal\": null,\n");
 	}

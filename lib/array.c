@@ -5,9 +5,10 @@
  * sorted again.
  *
  * Owns only the growth, doubling, with the size checked against
- * overflow, and the sort.  The arrays, their counts and capacities are
- * the callers'; the memory is libext2fs' (ext2fs_resize_mem), freed
- * with ext2fs_free_mem(), as all of lib/'s is (tests/check-layers.sh).
+ * overflow, the trim, and the sort.  The arrays, their counts and
+ * capacities are the callers'; the memory is libext2fs'
+ * (ext2fs_resize_mem), freed with ext2fs_free_mem(), as all of lib/'s is
+ * (tests/check-layers.sh).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -44,6 +45,22 @@ errcode_t e2sr_array_room(void *ptr, size_t *alloc, size_t need, size_t size)
 		return err;
 	*alloc = na;
 	return 0;
+}
+
+/*
+ * Give back the room past @count elements of @size bytes in *@ptr: for
+ * the many small lists (a file's map) that are built once and kept, so
+ * that the 16 elements a list starts with do not outweigh its content.
+ * An empty list keeps its room; shrinking cannot fail in a way that
+ * matters (the list is left as it was).
+ */
+void e2sr_array_trim(void *ptr, size_t *alloc, size_t count, size_t size)
+{
+	if (!count || count >= *alloc)
+		return;
+	if (ext2fs_resize_mem(*alloc * size, count * size, ptr))
+		return;
+	*alloc = count;
 }
 
 /*

@@ -533,5 +533,8 @@ static errcode_t file_map(struct e2sr_ctx *ctx, struct e2sr_file *file,
 	    !(file->map_status & (E2SR_MAP_INLINE | E2SR_MAP_SYMLINK)) &&
 	    !(file->state == E2SR_STATE_LIVE && !EXT2_I_SIZE(ino)))
 		file->map_status |= E2SR_MAP_EMPTY;
+	/* Most maps are an extent or two: kept for the whole run. */
+	e2sr_array_trim(&file->map, &file->map_alloc, file->map_count,
+			sizeof(*file->map));
 	return err;
 }

@@ -170,6 +170,7 @@ int e2sr_all_zero(const void *buf, size_t len);
 /* array.c */
 errcode_t e2sr_array_room(void *ptr, size_t *alloc, size_t need,
 			  size_t size);
+void e2sr_array_trim(void *ptr, size_t *alloc, size_t count, size_t size);
 errcode_t e2sr_sort_tail(void *base, size_t n, size_t size,
 			 int (*cmp)(const void *, const void *));
 

@@ -76,8 +76,12 @@ static size_t first_at(const struct e2sr_history *h, blk64_t blk)
 const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
 						 blk64_t blk, size_t *count)
 {
-	size_t i = first_at(h, blk), n = 0;
+	size_t i, n = 0;
 
+	*count = 0;
+	if (!h->v)
+		return NULL;
+	i = first_at(h, blk);
 	while (i + n < h->n && h->v[i + n].fs_block == blk)
 		n++;
 	*count = n;
@@ -830,4 +834,31 @@ void e2sr_history_free(struct e2sr_history *h)
 	ext2fs_free_mem(&h->dirlike);
 	ext2fs_free_mem(&h->inline_dirs);
 	memset(h, 0, sizeof(*h));
+}
+
+/*
+ * Give back what the index holds once the plan is made: from then on the
+ * plan is the data execute writes, and nothing reads the index.  Kept
+ * are its size (n, the copies it held, which the report gives) and the
+ * walk's summary; the index is no longer built, so a plan made again
+ * builds it again instead of planning from nothing.
+ */
+void e2sr_history_release(struct e2sr_history *h)
+{
+	if (!h || !h->built)
+		return;
+	ext2fs_free_mem(&h->v);
+	ext2fs_free_mem(&h->by_jblock);
+	ext2fs_free_mem(&h->recs);
+	ext2fs_free_mem(&h->dirlike);
+	ext2fs_free_mem(&h->inline_dirs);
+	ext2fs_free_mem(&h->walk.blocks);
+	ext2fs_free_mem(&h->walk.commits);
+	ext2fs_free_mem(&h->walk.revokes);
+	ext2fs_free_mem(&h->walk.stale);
+	h->walk.nblocks = h->walk.ncommits = h->walk.nrevokes = 0;
+	h->walk.nstale = 0;
+	h->nrecs = 0;
+	h->built = 0;
+	h->released = 1;
 }

@@ -89,6 +89,11 @@ struct e2sr_history {
 	__u8			*inline_dirs;	/* the same: an inline dir */
 	int			owners;	/* inode owners were resolved */
 	int			built;	/* e2sr_history_build() succeeded */
+	/*
+	 * Released once the plan is made (e2sr_history_release): the
+	 * arrays are gone, the counts and the walk's summary stay.
+	 */
+	int			released;
 };
 
 /* Flags for e2sr_history_build() */
@@ -99,6 +104,7 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
 						 blk64_t blk, size_t *count);
 void e2sr_history_free(struct e2sr_history *h);
+void e2sr_history_release(struct e2sr_history *h);
 int e2sr_history_dirlike(const struct e2sr_history *h, __u32 jblock);
 int e2sr_history_inline_dirs(const struct e2sr_history *h, __u32 jblock);
 int e2sr_inline_dir_record(const unsigned char *r);

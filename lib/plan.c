@@ -166,6 +166,12 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	int k;
 
 	e2sr_plan_free(plan);
+	/* A plan made again needs the index the first one gave back. */
+	if (ctx->history.released && ctx->journal) {
+		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
+		if (err)
+			return err;
+	}
 	err = ext2fs_allocate_block_bitmap(fs, "secure-delete data",
 					   &plan->data_blocks);
 	if (!err)
@@ -258,6 +264,12 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	for (k = 0; !err && k < E2SR_KIND_COUNT; k++)
 		if (e2sr_kinds[k]->plan)
 			err = e2sr_kinds[k]->plan(ctx);
+	/*
+	 * The plan is whole: nothing reads the journal's index after it,
+	 * and the list is as big as the index was, so the index goes first.
+	 */
+	if (!err)
+		e2sr_history_release(&ctx->history);
 	if (!err)
 		err = plan_list(ctx);
 	return err;

@@ -27,6 +27,7 @@
 #define BS	4096
 #define ISZ	256
 #define DATA_BLK 300	/* a plain block: its copy lists no records */
+#define FREE_BLK 3000	/* free, past the journal, in a 16 MiB fs */
 
 /* One row of the copies table. */
 struct want_copy {
@@ -301,6 +302,77 @@ static void test_dirlike(void **state)
 	e2sr_history_free(&h);
 }
 
+/*
+ * The plan gives the index back once it is made (the list is the data
+ * from then on), and a plan made again builds the index again: the same
+ * list, journal copies included, not a plan made from nothing.
+ */
+static void test_plan_again(void **state)
+{
+	struct testimg *t = *state;
+	struct e2sr_action *first;
+	struct e2sr_ctx *ctx;
+	size_t i, n, journal = 0;
+
+	unsigned char b[BS];
+	char script[3 * PATH_MAX], one[PATH_MAX], two[PATH_MAX];
+	blk64_t it;
+
+	/*
+	 * One transaction: a deleted +s record (17), in a table the scan
+	 * reads whole (no uninit_bg), without a checksum to make.
+	 */
+	assert_int_equal(testimg_run("mke2fs -q -F -t ext4 -b 4096 -I 256 "
+				     "-O ^metadata_csum,^uninit_bg '%s' 16M "
+				     ">/dev/null 2>&1", t->img), 0);
+	it = itable0(t->img);
+	memset(b, 0, sizeof(b));
+	put_rec(b, 0, 0x81a4, EXT2_SECRM_FL, 7);
+	testimg_put_le32(b + 20, 1700000000);		/* i_dtime */
+	write_file(t, "one", b, 1);
+	/* And one more: a directory block whose entry names it. */
+	memset(b, 0, sizeof(b));
+	testimg_put_le32(b, 17);
+	testimg_put_le16(b + 4, BS);
+	b[6] = 6;
+	b[7] = 1;
+	memcpy(b + 8, "secret", 6);
+	write_file(t, "two", b, 1);
+	assert_int_equal(testimg_path(t, "one", one, sizeof(one)), 0);
+	assert_int_equal(testimg_path(t, "two", two, sizeof(two)), 0);
+	snprintf(script, sizeof(script),
+		 "jo -c\njw -b %llu %s\njc\njo\njw -b %d %s\njc\n",
+		 (unsigned long long)(it + 1), one, FREE_BLK, two);
+	assert_int_equal(testimg_debugfs(t, script), 0);
+
+	ctx = open_img(t->img, E2SR_OPEN_RDONLY);
+	assert_int_equal(e2sr_inventory_scan(ctx), 0);
+	assert_true(ctx->history.built);
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_false(ctx->history.built);
+	assert_true(ctx->history.released);
+	assert_null(ctx->history.v);
+	assert_null(ctx->history.walk.blocks);
+	assert_int_equal(ctx->history.n, 2);
+
+	n = ctx->plan.action_count;
+	for (i = 0; i < n; i++)
+		if (ctx->plan.actions[i].kind == E2SR_KIND_JOURNAL)
+			journal++;
+	/* The record's copy, its descriptor, the name's two parts. */
+	assert_int_equal(journal, 4);
+	first = calloc(n, sizeof(*first));
+	assert_non_null(first);
+	memcpy(first, ctx->plan.actions, n * sizeof(*first));
+
+	assert_int_equal(e2sr_plan_build(ctx), 0);
+	assert_true(ctx->history.released);
+	assert_int_equal(ctx->plan.action_count, n);
+	assert_memory_equal(ctx->plan.actions, first, n * sizeof(*first));
+	free(first);
+	e2sr_ctx_free(ctx);
+}
+
 /* No journal: an empty index. */
 static void test_no_journal(void **state)
 {
@@ -328,6 +400,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unverified_copy,
 			testimg_fixture_setup, testimg_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_dirlike,
+			testimg_fixture_setup, testimg_fixture_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_again,
 			testimg_fixture_setup, testimg_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_no_journal,
 			testimg_fixture_setup, testimg_fixture_teardown),
