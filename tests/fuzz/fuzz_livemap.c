@@ -13,7 +13,9 @@
  * overwrites is one of those (nor one of a record with links whose bit
  * is clear, which e2fsck keeps, below its group's unused mark) or in use
  * in the bitmap; no record it scrubs is in use or linked; every
- * directory it rewrites is in use.
+ * directory it rewrites is in use; every unwritten run it zeroes is a
+ * live file's, unwritten there by libext2fs' own lookup; every journal
+ * copy is a block of the log.
  * One bit of the last byte gives the sets the rbtree backend that large
  * filesystems get, the flat one otherwise.
  *
@@ -104,6 +106,53 @@ static void bad_action(const struct e2sr_action *a, const char *what)
 	abort();
 }
 
+/*
+ * An unwritten run is zeroed in place, so it must be a live file's, and
+ * each of its blocks that file's unwritten block at the same offset, as
+ * libext2fs' own lookup (ext2fs_bmap2) says.
+ */
+static void check_unwritten(struct oracle *o, const struct e2sr_action *a)
+{
+	ext2_filsys fs = o->ctx->fs;
+	blk64_t i, phys;
+	int flags;
+
+	if (!a->ino || a->ino > fs->super->s_inodes_count ||
+	    !ext2fs_test_inode_bitmap2(fs->inode_map, a->ino))
+		bad_action(a, "an unwritten run of a file not in use");
+	if (!a->count || a->blk < fs->super->s_first_data_block ||
+	    a->blk >= ext2fs_blocks_count(fs->super) ||
+	    a->count > ext2fs_blocks_count(fs->super) - a->blk)
+		bad_action(a, "an unwritten run outside the filesystem");
+	for (i = 0; i < a->count; i++) {
+		flags = 0;
+		phys = 0;
+		if (ext2fs_bmap2(fs, a->ino, NULL, NULL, 0, a->lblk + i,
+				 &flags, &phys) ||
+		    phys != a->blk + i || !(flags & BMAP_RET_UNINIT))
+			bad_action(a, "a block that is not the file's "
+				   "unwritten block there");
+		if (!ext2fs_test_block_bitmap2(fs->block_map, phys) ||
+		    !ext2fs_test_block_bitmap2(o->live, phys))
+			bad_action(a, "an unwritten block not in use");
+	}
+}
+
+/* A journal copy: a block of the log, a part inside it. */
+static void check_journal(struct oracle *o, const struct e2sr_action *a)
+{
+	const struct e2sr_journal *j = o->ctx->journal;
+
+	if (!j)
+		bad_action(a, "a journal block without a journal");
+	if (a->blk < j->jsb.first || a->blk >= j->jsb.maxlen ||
+	    a->count != 1)
+		bad_action(a, "not one block of the log");
+	if (a->len && (a->off >= j->blocksize ||
+		       a->len > j->blocksize - a->off))
+		bad_action(a, "a part beyond its block");
+}
+
 static void check_action(void *data, const struct e2sr_action *a)
 {
 	struct oracle *o = data;
@@ -140,8 +189,14 @@ static void check_action(void *data, const struct e2sr_action *a)
 		    !ext2fs_test_inode_bitmap2(fs->inode_map, a->ino))
 			bad_action(a, "rewrites a directory not in use");
 		break;
-	default:
+	case E2SR_KIND_UNWRITTEN:
+		check_unwritten(o, a);
 		break;
+	case E2SR_KIND_JOURNAL:
+		check_journal(o, a);
+		break;
+	default:
+		bad_action(a, "of no kind the oracle knows");
 	}
 }
 

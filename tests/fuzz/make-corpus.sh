@@ -19,7 +19,8 @@
 # its name left in the directory's slack, and a journal transaction
 # holding the inode table, directory and tree or indirect blocks from
 # before the delete, checkpointed (s_start 0) or, in one variant, still
-# to recover; a second +s file stays live.
+# to recover; a second +s file stays live.  fuzz_fcreplay's and one of
+# fuzz_livemap's seeds are made by the kernel on a loop mount (below).
 #
 # Copyright (C) 2026 The e2secrm authors.
 # This file may be redistributed under the terms of the GNU General Public
@@ -232,3 +233,35 @@ cp "$out/fuzz_image/ext4-recover" "$out/fuzz_fcreplay/"
 # fuzz_livemap: the whole-image seeds, whose live files the oracle walks.
 mkdir -p "$out/fuzz_livemap"
 cp "$out/fuzz_image"/* "$out/fuzz_livemap/"
+
+# And one the kernel makes with unwritten extents: a live +s file whose
+# old bytes a zero-range and a keep-size preallocation leave in place
+# (the default run zeroes them), beside a plain file preallocated past
+# its end (only --all-free takes it; the input's last byte, 0x80 in a
+# chunk laid past the filesystem, asks for that).  Needs root, loop
+# devices and xfs_io, as the fast-commit seeds do.
+unwrittenimage() {
+	img=$tmp/unwritten.img mnt=$tmp/mnt
+	mke2fs -q -F -t ext4 -b 1024 -N 64 -O ^resize_inode "$img" 2M \
+		>/dev/null 2>&1
+	mkdir -p "$mnt"
+	mount -o loop "$img" "$mnt" || return 1
+	: >"$mnt/sec"
+	chattr +s "$mnt/sec"
+	head -c 8192 /dev/zero | tr '\0' 'S' >"$mnt/sec"
+	sync -f "$mnt"
+	xfs_io -c "fzero 1024 2048" -c "falloc -k 8192 4096" -c fsync \
+		"$mnt/sec" >/dev/null
+	xfs_io -f -c "pwrite 0 1024" -c "falloc -k 1024 3072" -c fsync \
+		"$mnt/plain" >/dev/null
+	umount "$mnt"
+	chunks "$img" "$out/fuzz_livemap/unwritten"
+	# Block 4095 of the 4 MiB the harness lays out: past the 2 MiB.
+	printf '\377\017\200' >>"$out/fuzz_livemap/unwritten"
+}
+
+if [ "$(id -u)" = 0 ] && command -v xfs_io >/dev/null 2>&1; then
+	unwrittenimage || echo "make-corpus: unwritten: mount failed" >&2
+else
+	echo "make-corpus: the unwritten seed needs root and xfs_io" >&2
+fi
