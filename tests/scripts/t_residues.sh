@@ -4,7 +4,7 @@
 # ext3 maps, late or inherited +s, htree directories, open-deleted files,
 # leaf splits, a ring that wraps, a plain file beside a +s one, an
 # editor's save by rename, rm -rf on large_dir, hard links, a casefolded
-# directory), sync,
+# directory, other mke2fs layouts), sync,
 # unmount cleanly, then run e2secrm.
 #
 # Tokens: SECRET-* only in what belongs to +s files (contents, names, xattr
@@ -22,7 +22,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
-24a 24b 24c 25 26 27 28a 28b 29 30 31 32"
+24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e"
 COLS="pre dry wipe plan secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -1358,6 +1358,35 @@ sc32() {
 	finish
 }
 
+# 33. Other layouts mke2fs makes: descriptors in meta groups, no flex
+# groups with a second backup superblock only, the verity and
+# stable_inodes features, 32-bit block numbers with the old descriptor
+# checksums, linear directories.  A +s file and a +s directory of named
+# files, deleted; the live files around them must not move.
+sc33() {
+	begin "$1" "$2" "" -t ext4 -b 4096 $3 || return
+	common
+	S=$(tk SECRET-LAYOUT) N=$(tk SECRET-LNAME) K=$(tk KEEP-LAYOUT)
+	canary "$M/$N" "$S" 90000
+	chattr +s "$M/$N"
+	mkdir "$M/sdir" "$M/kdir"
+	chattr +s "$M/sdir"
+	i=0
+	while [ $i -lt 20 ]; do
+		canary "$M/sdir/$N-$i" "$S" 2000
+		canary "$M/kdir/$K-$i" "$K" 2000
+		i=$((i + 1))
+	done
+	sync
+	rm -r "$M/$N" "$M/sdir"
+	live kdir
+	live "kdir/$K-3"
+	keep "$K"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -1399,6 +1428,11 @@ want 29 && sc29
 want 30 && sc30
 want 31 && sc31
 want 32 && sc32
+want 33a && sc33 33a "meta_bg" "-O meta_bg,^resize_inode"
+want 33b && sc33 33b "no flex_bg, super2" "-O ^flex_bg,sparse_super2"
+want 33c && sc33 33c "verity, stable_inodes" "-O verity,stable_inodes"
+want 33d && sc33 33d "32-bit, gdt_csum" "-O ^64bit,^metadata_csum,uninit_bg"
+want 33e && sc33 33e "no dir_index" "-O ^dir_index"
 
 t_end=$(date +%s)
 echo
