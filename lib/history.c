@@ -166,7 +166,8 @@ static int owner_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	struct owner_walk *o = priv;
 	enum e2sr_jkind kind;
 
-	if (*blocknr >= ext2fs_blocks_count(fs->super) ||
+	if (*blocknr < fs->super->s_first_data_block ||
+	    *blocknr >= ext2fs_blocks_count(fs->super) ||
 	    !ext2fs_test_block_bitmap2(o->want, *blocknr))
 		return 0;
 	if (blockcnt < 0)

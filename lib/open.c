@@ -170,7 +170,7 @@ static errcode_t check_mount_one(struct e2sr_ctx *ctx, const char *device)
 }
 
 /* Mark every block of the internal journal, its map included. */
-static int mark_journal_block(ext2_filsys fs EXT2FS_ATTR((unused)),
+static int mark_journal_block(ext2_filsys fs,
 			      blk64_t *blocknr,
 			      e2_blkcnt_t blockcnt EXT2FS_ATTR((unused)),
 			      blk64_t ref_blk EXT2FS_ATTR((unused)),
@@ -179,7 +179,9 @@ static int mark_journal_block(ext2_filsys fs EXT2FS_ATTR((unused)),
 {
 	ext2fs_block_bitmap map = priv;
 
-	if (*blocknr < ext2fs_blocks_count(fs->super))
+	/* A map that leaves the filesystem is the journal code's to refuse. */
+	if (*blocknr >= fs->super->s_first_data_block &&
+	    *blocknr < ext2fs_blocks_count(fs->super))
 		ext2fs_mark_block_bitmap2(map, *blocknr);
 	return 0;
 }
