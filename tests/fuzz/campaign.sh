@@ -176,11 +176,15 @@ campaign_locked() {
 	# Inputs this campaign leaves are newer than this file.
 	touch "$work/start"
 	echo "$name: fuzzing for $secs seconds in $corpus"
+	t0=$(date +%s)
 	"$bin" -max_total_time="$secs" -max_len=$max_len -timeout=10 \
 		-dict="$fuzz/jbd2.dict" -print_final_stats=1 \
 		-artifact_prefix="$work/artifacts/" \
 		"$corpus" >"$work/fuzz.log" 2>&1
 	rc=$?
+	# What it ran, not what it was given: a finding stops it early.
+	ran=$(( $(date +%s) - t0 ))
+	[ "$ran" -le "$secs" ] || ran=$secs
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
 		"$work/fuzz.log")
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$work/fuzz.log")
@@ -271,14 +275,14 @@ campaign_locked() {
 	total=$(( $(rec_get "$rec" executions) + ${execs:-0} ))
 	{
 		echo "campaigns $(( $(rec_get "$rec" campaigns) + 1 ))"
-		echo "seconds $(( $(rec_get "$rec" seconds) + secs ))"
+		echo "seconds $(( $(rec_get "$rec" seconds) + ran ))"
 		echo "executions $total"
 		echo "edges ${edges:-?}"
 		echo "corpus_edges ${min_edges:-?}"
 		echo "last $(date -u '+%Y-%m-%d %H:%M') $tree"
 	} >"$rec.new" && mv "$rec.new" "$rec"
 	echo "$name: $total executions across campaigns (goal $goal)"
-	readme_row "| $(date -u '+%Y-%m-%d %H:%M') | $tree | $name | $secs |\
+	readme_row "| $(date -u '+%Y-%m-%d %H:%M') | $tree | $name | $ran |\
  ${execs:-?} | ${rate:-?} | ${edges:-?} | $total | ${findings:-none} |"
 }
 
