@@ -81,6 +81,27 @@ int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
 	return 1;
 }
 
+/*
+ * Whether no block of [blk, blk + count) is set in @map, as
+ * ext2fs_test_block_bitmap_range2() says, for any @count: the library
+ * takes the count as an unsigned int, and a run of free space on a
+ * filesystem of tens of TiB can be longer.  The caller has checked the
+ * range against the filesystem.
+ */
+int e2sr_range_clear(ext2fs_block_bitmap map, blk64_t blk, blk64_t count)
+{
+	unsigned int n;
+
+	while (count) {
+		n = count > (1U << 31) ? 1U << 31 : (unsigned int)count;
+		if (!ext2fs_test_block_bitmap_range2(map, blk, n))
+			return 0;
+		blk += n;
+		count -= n;
+	}
+	return 1;
+}
+
 /* How many blocks of [first, last] are set, counted run by run. */
 blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
 			  blk64_t last)

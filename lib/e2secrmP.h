@@ -29,6 +29,7 @@ blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
 int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
 		  blk64_t last, blk64_t *end);
 int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b);
+int e2sr_range_clear(ext2fs_block_bitmap map, blk64_t blk, blk64_t count);
 
 /* ino_set.c: a fixed set of inode numbers, each with a value. */
 #define E2SR_INO_FILTER_BYTES	8192	/* a bit per low 16 bits */

@@ -209,7 +209,8 @@ static int label_root_leaf(ext2_filsys fs, struct owner_walk *o,
 		len = ext2fs_le16_to_cpu(ex->ee_len);
 		if (len > EXT_INIT_MAX_LEN)
 			len -= EXT_INIT_MAX_LEN;
-		if (!len || pblk >= end || len > end - pblk)
+		if (!len || pblk < fs->super->s_first_data_block ||
+		    pblk >= end || len > end - pblk)
 			continue;
 		at = pblk;
 		while (!ext2fs_find_first_set_block_bitmap2(o->want, at,
@@ -252,8 +253,11 @@ static errcode_t label_owners(ext2_filsys fs, struct e2sr_history *h)
 		ext2fs_free_mem(&inode);
 		return err;
 	}
+	/* A tag's block number is the journal's word: checked first. */
 	for (i = 0; i < h->n; i++)
-		ext2fs_mark_block_bitmap2(o.want, h->v[i].fs_block);
+		if (h->v[i].fs_block >= fs->super->s_first_data_block &&
+		    h->v[i].fs_block < ext2fs_blocks_count(fs->super))
+			ext2fs_mark_block_bitmap2(o.want, h->v[i].fs_block);
 	err = ext2fs_open_inode_scan(fs, 0, &scan);
 	if (err)
 		goto out;

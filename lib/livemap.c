@@ -961,7 +961,7 @@ int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	    blk < fs->super->s_first_data_block || blk >= end ||
 	    count > end - blk)
 		return 1;
-	return !ext2fs_test_block_bitmap_range2(ctx->live.blocks, blk, count);
+	return !e2sr_range_clear(ctx->live.blocks, blk, count);
 }
 
 /* Whether every block of [blk, blk + count) is in the live set. */

@@ -351,20 +351,23 @@ static errcode_t reopen_ro(struct e2sr_ctx *ctx, io_manager manager)
  * superblock and descriptors lie where nobody reads them, and the
  * library's own ext2fs_check_desc() marks blocks past the end.
  */
-static errcode_t check_geometry(struct e2sr_ctx *ctx)
+static errcode_t geometry_of(ext2_filsys fs, char *detail, size_t len)
 {
-	ext2_filsys fs = ctx->fs;
 	struct ext2_super_block *sb = fs->super;
 	blk64_t want = (sb->s_log_block_size == 0 &&
 			EXT2FS_CLUSTER_RATIO(fs) == 1) ? 1 : 0;
 
 	if (sb->s_first_data_block != want) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "first data block %u, should be %llu",
+		snprintf(detail, len, "first data block %u, should be %llu",
 			 sb->s_first_data_block, (unsigned long long)want);
 		return E2SR_ERR_BAD_GEOMETRY;
 	}
 	return 0;
+}
+
+static errcode_t check_geometry(struct e2sr_ctx *ctx)
+{
+	return geometry_of(ctx->fs, ctx->detail, sizeof(ctx->detail));
 }
 
 static errcode_t check_fs(struct e2sr_ctx *ctx, int before_replay)
@@ -434,7 +437,18 @@ static errcode_t replay_fast_commits(struct e2sr_ctx *ctx, io_manager view)
 	ctx->replay.overlay = e2sr_overlay_new(view, 0);
 	if (!ctx->replay.overlay)
 		return EXT2_ET_NO_MEMORY;
-	err = open_fs(ctx, OPEN_RW, e2sr_overlay_manager(ctx->replay.overlay), &fs);
+	err = open_fs(ctx, OPEN_RW,
+		      e2sr_overlay_manager(ctx->replay.overlay), &fs);
+	/*
+	 * The full commits' replay may have changed the superblock and the
+	 * descriptors, and reading the bitmaps trusts both (a BLOCK_UNINIT
+	 * group's table is marked unchecked): check them first, as the
+	 * view is checked once the fast commits are in.
+	 */
+	if (!err)
+		err = geometry_of(fs, ctx->detail, sizeof(ctx->detail));
+	if (!err)
+		err = ext2fs_check_desc(fs);
 	if (!err)
 		err = ext2fs_read_bitmaps(fs);
 	if (!err)

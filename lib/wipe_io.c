@@ -51,10 +51,10 @@ static errcode_t check_place(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	    count > end - blk)
 		return E2SR_ERR_WRITE_RANGE;
 	if (!ctx->metadata_blocks ||
-	    !ext2fs_test_block_bitmap_range2(ctx->metadata_blocks, blk, count))
+	    !e2sr_range_clear(ctx->metadata_blocks, blk, count))
 		return E2SR_ERR_WRITE_METADATA;
 	if (!ctx->journal_blocks ||
-	    !ext2fs_test_block_bitmap_range2(ctx->journal_blocks, blk, count))
+	    !e2sr_range_clear(ctx->journal_blocks, blk, count))
 		return E2SR_ERR_WRITE_JOURNAL;
 	return 0;
 }
@@ -196,8 +196,7 @@ errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
 {
 	errcode_t err = check_place(ctx, blk, count);
 
-	if (!err && !ext2fs_test_block_bitmap_range2(ctx->fs->block_map, blk,
-						     count))
+	if (!err && !e2sr_range_clear(ctx->fs->block_map, blk, count))
 		err = E2SR_ERR_WRITE_ALLOCATED;
 	/* Free by the bitmap is not enough: no live map may have it. */
 	if (!err && e2sr_live_blocks(ctx, blk, count))
@@ -476,7 +475,13 @@ errcode_t e2sr_wipe_journal_place(struct e2sr_ctx *ctx, __u32 jblock,
 		return 0;
 	for (i = 0; i < count; i++) {
 		phys = e2sr_journal_phys(j, jblock + i);
-		if (!ctx->journal_blocks ||
+		/*
+		 * The journal's map was checked against the filesystem as it
+		 * was before a replay, which may have made it smaller.
+		 */
+		if (phys < ctx->fs->super->s_first_data_block ||
+		    phys >= ext2fs_blocks_count(ctx->fs->super) ||
+		    !ctx->journal_blocks ||
 		    !ext2fs_test_block_bitmap2(ctx->journal_blocks, phys) ||
 		    (ctx->metadata_blocks &&
 		     ext2fs_test_block_bitmap2(ctx->metadata_blocks, phys)))

@@ -13,7 +13,10 @@
  * more blocks than the filesystem has, or a block outside it, is a
  * finding: that is the bound blockmap.c promises.  So is a history
  * index whose records are not of the inode table copies they name, or
- * out of log order (check_index).
+ * out of log order (check_index).  When the last byte's top bit is set,
+ * the history is built again as --journal-map builds it, every copy's
+ * owner found (check_owners: an owner is an inode, its copy a block of
+ * the filesystem).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -105,6 +108,39 @@ static void check_index(const struct e2sr_ctx *ctx)
 			index_fail(jb, "directory-like but not stale");
 }
 
+/*
+ * The history as --journal-map builds it, with every copy's owner found
+ * by a pass over the inodes in use: an owner is an inode of the
+ * filesystem, and a copy given one a block inside it.
+ */
+static void check_owners(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_history h;
+	size_t i;
+
+	if (!ctx->journal ||
+	    e2sr_history_build(fs, ctx->journal, E2SR_HISTORY_OWNERS, &h))
+		return;
+	for (i = 0; i < h.n; i++) {
+		const struct e2sr_version *v = &h.v[i];
+
+		if (v->kind != E2SR_JK_DIR && v->kind != E2SR_JK_DATA &&
+		    v->kind != E2SR_JK_EA && v->kind != E2SR_JK_EXTENT &&
+		    v->kind != E2SR_JK_IND)
+			continue;
+		if (!v->ino || v->ino > fs->super->s_inodes_count ||
+		    v->fs_block < fs->super->s_first_data_block ||
+		    v->fs_block >= ext2fs_blocks_count(fs->super)) {
+			fprintf(stderr, "fuzz_histmap: copy %zu (jblock %u, "
+				"block %llu) given owner %u\n", i, v->jblock,
+				(unsigned long long)v->fs_block, v->ino);
+			abort();
+		}
+	}
+	e2sr_history_free(&h);
+}
+
 static void map_records(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
@@ -156,6 +192,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (i = 0; i < ctx->inv.count; i++)
 			check_map(ctx->fs, &ctx->inv.files[i], 0);
 	}
+	/* The last byte's top bit: the owners, as --journal-map finds them. */
+	if (size && (data[size - 1] & 0x80))
+		check_owners(ctx);
 	map_records(ctx);
 out:
 	e2sr_ctx_free(ctx);
