@@ -312,10 +312,9 @@ static void test_plan_again(void **state)
 	struct testimg *t = *state;
 	struct e2sr_action *first;
 	struct e2sr_ctx *ctx;
-	size_t i, n, journal = 0;
-
 	unsigned char b[BS];
 	char script[3 * PATH_MAX], one[PATH_MAX], two[PATH_MAX];
+	size_t i, n, journal = 0;
 	blk64_t it;
 
 	/*
