@@ -148,7 +148,8 @@ fi
 # or in the wipe of a +s file only the fast commits knew.
 F=$T/fc.img
 mkimg "$F" 16M -t ext4 -b 1024 -O fast_commit
-if kmount "$F"; then
+# commit=600: no timed full commit may end the fast commits first.
+if kmount "$F" commit=600; then
 	mkdir "$M/d"
 	canary "$M/d/keep" "CUT-FC-KEEP-$$" 20000
 	sync -f "$M"

@@ -93,7 +93,8 @@ fi
 if why=$(can_loop_mount); then
 	I=$T/fc.img
 	mkimg "$I" 64M -t ext4 -O fast_commit
-	mount -o loop "$I" "$T/mnt" && MNT_DEV=1
+	# commit=600: no timed full commit between the fsyncs.
+	mount -o loop,commit=600 "$I" "$T/mnt" && MNT_DEV=1
 	mkdir "$T/mnt/d"
 	sync
 	for i in 1 2 3; do

@@ -521,7 +521,8 @@ build_fc() {
 	I=$T/fc.img
 	rm -f "$I"
 	mkimg "$I" 64M -t ext4 -O fast_commit
-	kmount "$I" || { why="mount failed"; return 1; }
+	# commit=600: no timed full commit may end the fast commits first.
+	kmount "$I" commit=600 || { why="mount failed"; return 1; }
 	mkdir "$M/d"
 	sync -f "$M"
 	for f in a b c; do
