@@ -184,7 +184,7 @@ fcimage() {
 	mke2fs -q -F -t ext4 -b 1024 -N 64 -O fast_commit,^resize_inode \
 		-J size=1 "$img" 3M >/dev/null 2>&1
 	mkdir -p "$mnt"
-	mount -o loop "$img" "$mnt" || return 1
+	mount -o loop,commit=600 "$img" "$mnt" || return 1
 	mkdir "$mnt/d"
 	echo keep >"$mnt/d/old"
 	head -c 6000 /dev/zero | tr '\0' 'V' >"$mnt/d/victim"
@@ -245,7 +245,7 @@ unwrittenimage() {
 	mke2fs -q -F -t ext4 -b 1024 -N 64 -O ^resize_inode "$img" 2M \
 		>/dev/null 2>&1
 	mkdir -p "$mnt"
-	mount -o loop "$img" "$mnt" || return 1
+	mount -o loop,commit=600 "$img" "$mnt" || return 1
 	: >"$mnt/sec"
 	chattr +s "$mnt/sec"
 	head -c 8192 /dev/zero | tr '\0' 'S' >"$mnt/sec"
