@@ -843,27 +843,19 @@ void e2sr_history_free(struct e2sr_history *h)
 
 /*
  * Give back what the index holds once the plan is made: from then on the
- * plan is the data execute writes, and nothing reads the index.  Kept
- * are its size (n, the copies it held, which the report gives) and the
- * walk's summary; the index is no longer built, so a plan made again
- * builds it again instead of planning from nothing.
+ * plan is the data execute writes, and nothing reads the index.  Kept is
+ * its size (n, the copies it held, which the report gives); the index is
+ * no longer built, so a plan made again builds it again instead of
+ * planning from nothing.
  */
 void e2sr_history_release(struct e2sr_history *h)
 {
+	size_t n;
+
 	if (!h || !h->built)
 		return;
-	ext2fs_free_mem(&h->v);
-	ext2fs_free_mem(&h->by_jblock);
-	ext2fs_free_mem(&h->recs);
-	ext2fs_free_mem(&h->dirlike);
-	ext2fs_free_mem(&h->inline_dirs);
-	ext2fs_free_mem(&h->walk.blocks);
-	ext2fs_free_mem(&h->walk.commits);
-	ext2fs_free_mem(&h->walk.revokes);
-	ext2fs_free_mem(&h->walk.stale);
-	h->walk.nblocks = h->walk.ncommits = h->walk.nrevokes = 0;
-	h->walk.nstale = 0;
-	h->nrecs = 0;
-	h->built = 0;
+	n = h->n;
+	e2sr_history_free(h);
+	h->n = n;
 	h->released = 1;
 }

@@ -90,8 +90,8 @@ struct e2sr_history {
 	int			owners;	/* inode owners were resolved */
 	int			built;	/* e2sr_history_build() succeeded */
 	/*
-	 * Released once the plan is made (e2sr_history_release): the
-	 * arrays are gone, the counts and the walk's summary stay.
+	 * Released once the plan is made (e2sr_history_release): all is
+	 * gone but n, the count of copies.
 	 */
 	int			released;
 };
