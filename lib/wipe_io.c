@@ -547,37 +547,66 @@ static int is_descriptor(const struct e2sr_action *a)
 }
 
 /*
- * A copy shared with other files' residue: its parts, @a[0..n), all of
- * one block.  The block must read as it did when it was planned; then
- * only the parts are zeroed, whatever the method, so that the rest of
- * the copy stays as readable as it was.
+ * Copies shared with other files' residue, in blocks that follow each
+ * other in the log and on the device, up to @max: how many actions of
+ * @a[0..n) their parts take, and in *@blocks how many blocks.
+ */
+static size_t parts_run(const struct e2sr_journal *j,
+			const struct e2sr_action *a, size_t n, size_t max,
+			size_t *blocks)
+{
+	blk64_t phys = e2sr_journal_phys(j, a->blk);
+	size_t i = 0, k = 0;
+
+	while (i < n && a[i].len && k < max && a[i].blk == a->blk + k &&
+	       e2sr_journal_phys(j, a[i].blk) == phys + k) {
+		for (i++; i < n && a[i].len && a[i].blk == a[i - 1].blk; i++)
+			;
+		k++;
+	}
+	*blocks = k;
+	return i;
+}
+
+/*
+ * Shared copies, @a[0..n) their parts, @nblocks blocks one after the
+ * other (parts_run()).  Every block must read as it did when it was
+ * planned, or nothing of the run is written; then only the parts are
+ * zeroed, whatever the method, so that the rest of each copy stays as
+ * readable as it was.  One read and one write for the run: on a log of
+ * directory copies most of its blocks are shared.
  */
 static errcode_t journal_parts(struct e2sr_ctx *ctx,
 			       const struct e2sr_action *a, size_t n,
-			       unsigned char *buf)
+			       size_t nblocks, unsigned char *buf)
 {
 	struct e2sr_journal *j = ctx->journal;
+	unsigned int bs = j->blocksize;
+	unsigned char *b;
 	blk64_t phys;
 	errcode_t err;
 	size_t i;
 
-	err = e2sr_wipe_journal_check(ctx, a->blk, 1);
+	err = e2sr_wipe_journal_check(ctx, a->blk, nblocks);
 	if (err)
 		return err;
 	phys = e2sr_journal_phys(j, a->blk);
-	err = io_channel_read_blk64(j->io, phys, 1, buf);
+	err = io_channel_read_blk64(j->io, phys, nblocks, buf);
 	if (err)
 		return err;
-	if (e2sr_crc32c_le(~0U, buf, j->blocksize) != a->crc)
-		return E2SR_ERR_CHANGED;
 	for (i = 0; i < n; i++) {
-		if (a[i].off > j->blocksize ||
-		    a[i].len > j->blocksize - a[i].off)
+		b = buf + (size_t)(a[i].blk - a->blk) * bs;
+		if ((!i || a[i].blk != a[i - 1].blk) &&
+		    e2sr_crc32c_le(~0U, b, bs) != a[i].crc)
 			return E2SR_ERR_CHANGED;
-		memset(buf + a[i].off, 0, a[i].len);
+		if (a[i].off > bs || a[i].len > bs - a[i].off)
+			return E2SR_ERR_CHANGED;
 	}
+	for (i = 0; i < n; i++)
+		memset(buf + (size_t)(a[i].blk - a->blk) * bs + a[i].off, 0,
+		       a[i].len);
 	ctx->stats.write_calls++;
-	err = io_channel_write_blk64(j->io, phys, 1, buf);
+	err = io_channel_write_blk64(j->io, phys, nblocks, buf);
 	j->win_count = 0;	/* the window held what is gone */
 	return err;
 }
@@ -613,18 +642,18 @@ errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 {
 	struct e2sr_journal *j = ctx->journal;
 	unsigned char *buf = NULL;
-	size_t i, end, max, k;
+	size_t i, end, max, k, blocks;
 	blk64_t *done = &ctx->stats.wiped[E2SR_KIND_JOURNAL][0];
 	errcode_t err;
 
 	if (!j)
 		return n ? E2SR_ERR_WRITE_JOURNAL : 0;
 	err = wbuf_get(ctx);
-	if (!err)
-		err = ext2fs_get_mem(j->blocksize, &buf);
 	max = WIPE_CHUNK_BYTES / j->blocksize;
 	if (!max || max > ctx->writer.wbuf_blocks)
 		max = ctx->writer.wbuf_blocks;
+	if (!err)
+		err = ext2fs_get_array(max, j->blocksize, &buf);
 	for (i = 0; !err && i < n; i = end) {
 		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
@@ -638,13 +667,11 @@ errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 				break;
 		}
 		if (a[i].len) {
-			for (end = i + 1; end < n && a[end].len &&
-			     a[end].blk == a[i].blk; end++)
-				;
-			err = journal_parts(ctx, a + i, end - i, buf);
+			end = i + parts_run(j, a + i, n - i, max, &blocks);
+			err = journal_parts(ctx, a + i, end - i, blocks, buf);
 			if (err)
 				break;
-			(*done)++;
+			*done += blocks;
 		} else {
 			end = i + journal_run(j, a + i, n - i, max);
 			err = e2sr_wipe_journal_check(ctx, a[i].blk, end - i);

@@ -19,6 +19,8 @@
 #include <cmocka.h>
 
 #include "e2secrmP.h"
+#include "crc32c.h"
+#include "journal.h"
 #include "testimg.h"
 
 #define BS	4096
@@ -422,6 +424,104 @@ static void test_guards(void **state)
 	e2sr_ctx_free(ctx);
 }
 
+/* Block @phys of the image @img as it is now. */
+static void read_jblock(const char *img, blk64_t phys, unsigned char *buf)
+{
+	int fd = open(img, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, BS, phys * BS), BS);
+	close(fd);
+}
+
+/*
+ * Shared journal copies that follow each other go out in one read and
+ * one write; one that no longer reads as planned stops its whole run
+ * before anything of it is written, and only the parts are ever zeroed.
+ */
+static void test_journal_parts(void **state)
+{
+	struct testimg *t = *state;
+	unsigned char *before, *after, blk[4][BS];
+	struct e2sr_action a[5];
+	struct e2sr_ctx *ctx;
+	blk64_t phys[4];
+	size_t len, len2, i;
+	int fd;
+
+	assert_int_equal(testimg_mkfs(t, NULL), 0);
+	/* Stale copies in journal blocks 5, 6, 7 and 9: any bytes. */
+	ctx = open_img(t->img, E2SR_OPEN_RDONLY);
+	assert_non_null(ctx->journal);
+	for (i = 0; i < 4; i++)
+		phys[i] = e2sr_journal_phys(ctx->journal, i < 3 ? 5 + i : 9);
+	e2sr_ctx_free(ctx);
+	assert_int_equal(phys[1], phys[0] + 1);
+	fd = open(t->img, O_WRONLY);
+	assert_true(fd >= 0);
+	for (i = 0; i < 4; i++) {
+		memset(blk[i], 0x41 + i, BS);
+		assert_int_equal(pwrite(fd, blk[i], BS, phys[i] * BS), BS);
+	}
+	close(fd);
+
+	memset(a, 0, sizeof(a));
+	for (i = 0; i < 5; i++) {
+		a[i].kind = E2SR_KIND_JOURNAL;
+		a[i].why = E2SR_WHY_JOURNAL + E2SR_JWHY_NAME;
+		a[i].count = 1;
+		a[i].len = 8;
+	}
+	a[0].blk = 5;
+	a[0].off = 16;
+	a[1].blk = 5;
+	a[1].off = 100;
+	a[1].len = 4;
+	a[2].blk = 6;
+	a[2].off = 0;
+	a[3].blk = 7;
+	a[3].off = BS - 8;
+	a[4].blk = 9;
+	a[4].off = 200;
+	a[0].crc = a[1].crc = e2sr_crc32c_le(~0U, blk[0], BS);
+	a[2].crc = e2sr_crc32c_le(~0U, blk[1], BS);
+	a[3].crc = e2sr_crc32c_le(~0U, blk[2], BS) ^ 1;	/* changed */
+	a[4].crc = e2sr_crc32c_le(~0U, blk[3], BS);
+
+	before = read_image(t->img, &len);
+	ctx = open_img_live(t->img, 0);
+	assert_int_equal(e2sr_wipe_journal_apply(ctx, a, 5), E2SR_ERR_CHANGED);
+	assert_int_equal(ctx->stats.write_calls, 0);
+	e2sr_ctx_free(ctx);
+	after = read_image(t->img, &len2);
+	assert_int_equal(len, len2);
+	assert_memory_equal(before, after, len);
+	free(after);
+
+	a[3].crc ^= 1;
+	ctx = open_img_live(t->img, 0);
+	assert_int_equal(e2sr_wipe_journal_apply(ctx, a, 5), 0);
+	/* Blocks 5-7 in one write, block 9 in another. */
+	assert_int_equal(ctx->stats.write_calls, 2);
+	assert_int_equal(ctx->stats.wiped[E2SR_KIND_JOURNAL][0], 4);
+	assert_int_equal(e2sr_close(ctx), 0);
+	e2sr_ctx_free(ctx);
+	for (i = 0; i < 5; i++)
+		memset(blk[a[i].blk == 9 ? 3 : a[i].blk - 5] + a[i].off, 0,
+		       a[i].len);
+	for (i = 0; i < 4; i++) {
+		unsigned char now[BS];
+
+		read_jblock(t->img, phys[i], now);
+		assert_memory_equal(now, blk[i], BS);
+		memcpy(before + phys[i] * BS, now, BS);
+	}
+	after = read_image(t->img, &len2);
+	assert_memory_equal(before, after, len);
+	free(before);
+	free(after);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +533,7 @@ int main(void)
 		T(test_wipe_random),
 		T(test_wipe_runs),
 		T(test_guards),
+		T(test_journal_parts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
