@@ -584,24 +584,34 @@ struct bytes_plan {
 	struct e2sr_plan	*plan;
 	const unsigned char	*b;
 	__u32			jblock;
+	__u32			inodes;		/* s_inodes_count */
+	unsigned int		from;		/* where the range searched begins */
 	errcode_t		err;
 };
 
 /*
  * A name whose header is whole and names an inode is that inode's entry:
  * a secure-delete inode's is planned with its header, any other file's
- * is that file's, even with a secure-delete file's name.
+ * is that file's, even with a secure-delete file's name.  A header is
+ * whole only inside the range searched: one that begins before it
+ * overlaps what is in use there, the entry before it.  When the kernel
+ * packs a leaf's entries after a split, a live name's last bytes land on
+ * a stale entry's inode field and leave its lengths as they were: the
+ * number read there is name bytes, in range or not.
  */
 static int bytes_hit(void *priv, unsigned int off, unsigned int len)
 {
 	struct bytes_plan *bp = priv;
 	const unsigned char *h;
 	unsigned int rec_len;
+	__u32 ino;
 
-	if (off >= 8 && e2sr_get_le32(bp->b + off - 8)) {
+	if (off >= bp->from + 8) {
 		h = bp->b + off - 8;
+		ino = e2sr_get_le32(h);
 		rec_len = h[4] | (h[5] << 8);
-		if (h[6] == len && rec_len >= 8 + len && !(rec_len & 3))
+		if (ino && ino <= bp->inodes && h[6] == len &&
+		    rec_len >= 8 + len && !(rec_len & 3))
 			return 0;
 	}
 	bp->err = plan_part(bp->plan, bp->jblock, E2SR_JWHY_NAMEBYTES, 0,
@@ -626,6 +636,8 @@ static errcode_t name_bytes_in(struct e2sr_ctx *ctx, __u32 jblock,
 	bp.plan = &ctx->plan;
 	bp.b = b;
 	bp.jblock = jblock;
+	bp.inodes = ctx->fs->super->s_inodes_count;
+	bp.from = from;
 	bp.err = 0;
 	if (!dir) {
 		e2sr_name_set_scan(set, b, from, to, 4, bytes_hit, &bp);
@@ -637,9 +649,11 @@ static errcode_t name_bytes_in(struct e2sr_ctx *ctx, __u32 jblock,
 		if (to >= 65536 && (rec_len == 65535 || !rec_len))
 			rec_len = 65536;
 		used = e2sr_get_le32(b + off) ? 8 + ((b[off + 6] + 3U) & ~3U) : 8;
-		if (used < rec_len)
+		if (used < rec_len) {
+			bp.from = off + used;
 			e2sr_name_set_scan(set, b, off + used, off + rec_len,
 					   4, bytes_hit, &bp);
+		}
 	}
 	return bp.err;
 }
