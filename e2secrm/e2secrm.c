@@ -281,11 +281,24 @@ static void load_state(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	struct e2sr_cover_prev prev;
 
 	st->read = STATE_OFF;
-	if (o->no_state || !ctx->journal)
+	/* A journal on another device not given: nothing to count on. */
+	if (o->no_state ||
+	    (!ctx->journal && ext2fs_has_feature_journal(ctx->fs->super)))
 		return;
 	snprintf(st->uuid, sizeof(st->uuid), "%s",
 		 e2p_uuid2str(ctx->fs->super->s_uuid));
 	state_read(o->state_dir, st->uuid, &prev, st);
+	/*
+	 * Written when the filesystem had no journal (sequence 0, which
+	 * jbd2 never uses): no point in this journal's history.  The gap
+	 * this leaves covers the losses it may have carried.
+	 */
+	if (st->read == STATE_READ && ctx->journal && !prev.sequence) {
+		com_err(program_name, 0, "%s: state file %s was written when "
+			"the filesystem had no journal; taken as no previous "
+			"run", o->device, st->path);
+		st->read = STATE_NONE;
+	}
 	if (st->read == STATE_READ) {
 		ctx->coverage.have_prev = 1;
 		ctx->coverage.prev = prev;
@@ -304,7 +317,8 @@ static void load_state(struct e2sr_ctx *ctx, const struct cmd_opts *o)
  * again with the losses counted (this run wiped the records and copies
  * that showed them, so the state is the only trace left for the next
  * run to report); with no previous state the next run sees a gap
- * anyway.  With nothing to answer the state is written before the wipe
+ * anyway, but for a filesystem without a journal, where the count is the
+ * only trace and a state is always written.  With nothing to answer the state is written before the wipe
  * too (@early 1): a run cut in its journal wipe has wiped the blocks
  * first, and the re-run must not take the copies it wiped for maps lost
  * to the ring.  A failure is a warning: this run's work is done.
@@ -314,8 +328,9 @@ static void save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 {
 	struct cmd_state *st = o->state;
 	enum e2sr_cover_how how = ctx->coverage.how;
+	int nojournal = !ctx->plan.has_journal;
 	int complete = how == E2SR_COVER_CREATION ||
-		       how == E2SR_COVER_PREVIOUS;
+		       how == E2SR_COVER_PREVIOUS || nojournal;
 	__u32 pending = e2sr_coverage_pending(ctx);
 	int open = !complete || ctx->plan.unrecoverable || pending;
 	struct e2sr_cover_prev now;
@@ -324,10 +339,17 @@ static void save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		return;
 	if (early && open)
 		return;
-	if (open && !ctx->plan.free_all) {
-		if (!ctx->coverage.have_prev || ctx->coverage.prev_mismatch)
+	if (open && !ctx->plan.answered) {
+		if (nojournal) {
+			/* No history: the count is all a state holds. */
+			e2sr_coverage_next(ctx, &now);
+			now.run_time = (__u64)time(NULL);
+		} else if (!ctx->coverage.have_prev ||
+			   ctx->coverage.prev_mismatch) {
 			return;
-		now = ctx->coverage.prev;
+		} else {
+			now = ctx->coverage.prev;
+		}
 		now.unanswered = pending + (__u32)ctx->plan.unrecoverable +
 				 !complete;
 	} else {
@@ -340,14 +362,12 @@ static void save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 			o->device, st->path, st->why);
 }
 
-/* Found and left, or not traceable: exit bit 4. */
+/* Found and left, or not traceable and not answered: exit bit 4. */
 static int left_over(const struct e2sr_ctx *ctx)
 {
 	const struct e2sr_plan *p = &ctx->plan;
 
-	return p->left || ((p->unrecoverable || e2sr_coverage_pending(ctx) ||
-			    ctx->coverage.how == E2SR_COVER_GAP) &&
-			   !p->free_all);
+	return p->left || (p->untraced && !p->answered);
 }
 
 /* Whether a cancelled run had written any residue away: exit bit 1. */

@@ -773,19 +773,22 @@ static void write_text(FILE *f, const struct facts *x)
 				ctx->inv.files[i].generation);
 	fprintf(f, "\n");
 	if (ctx->plan.unrecoverable)
-		fprintf(f, "  %-24s %s\n", "", ctx->plan.free_all &&
+		fprintf(f, "  %-24s %s\n", "", ctx->plan.answered &&
 			x->out.wrote && !(x->status & (E2SR_EXIT_ERROR |
 						       E2SR_EXIT_CANCELLED)) ?
-			"answered: all free space was wiped" :
-			"not answered: their blocks may remain in free space");
+			"answered: free space, the journal's stale blocks "
+			"and removed names were wiped" :
+			"not answered: their blocks may remain in free space "
+			"or the journal");
 	if (ctx->coverage.how == E2SR_COVER_NONE)
 		fprintf(f, "  %-24s no journal: deletions whose inode was used "
 			"again cannot be traced\n", "Journal coverage:");
 	else if (ctx->coverage.how == E2SR_COVER_GAP)
 		fprintf(f, "  %-24s GAP: deletions before the history read "
 			"cannot be traced (%s)\n", "Journal coverage:",
-			ctx->plan.free_all ? "all free space was planned for "
-			"them" : "not answered");
+			ctx->plan.answered ? "free space, the journal's stale "
+			"blocks and removed names were planned for them" :
+			"not answered");
 	else
 		fprintf(f, "  %-24s complete back to %s\n",
 			"Journal coverage:",
@@ -922,10 +925,12 @@ static void write_json(FILE *f, const struct facts *x)
 					ctx->inv.files[i].ino,
 					ctx->inv.files[i].generation);
 		fprintf(f, "], \"unrecoverable\": %zu, \"all_free_planned\": "
-			"%s, \"left_for_e2fsck\": %zu, "
+			"%s, \"untraced_answered\": %s, "
+			"\"left_for_e2fsck\": %zu, "
 			"\"damaged_directories\": %zu},\n  ",
 			ctx->plan.unrecoverable,
-			ctx->plan.free_all ? "true" : "false", ctx->plan.left,
+			ctx->plan.free_all ? "true" : "false",
+			ctx->plan.answered ? "true" : "false", ctx->plan.left,
 			ctx->plan.name_dirs_damaged);
 		json_coverage(f, ctx, x->o);
 		fputs(",\n  ", f);

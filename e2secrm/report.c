@@ -213,6 +213,34 @@ static const char *when(__u64 sec, char *buf, size_t len)
 }
 
 /*
+ * What answers residue no history traces, said the same wherever it is
+ * said: --all-free-if-lost wipes every place it may lie (plan.c).  @done:
+ * after the run.
+ */
+static const char *untraced_answer(const struct e2sr_ctx *ctx, int done)
+{
+	int jnl = ctx->plan.has_journal;
+
+	if (ctx->plan.answered && done)
+		return jnl ? "free space, the journal's stale blocks and "
+			     "removed names were wiped" :
+			     "free space and removed names were wiped";
+	if (ctx->plan.answered)
+		return jnl ? "free space, the journal's stale blocks and "
+			     "removed names will be wiped for them" :
+			     "free space and removed names will be wiped for "
+			     "them";
+	if (jnl && !ctx->journal)
+		return "give the journal's device (-j) and wipe free space, "
+		       "its stale blocks and removed names to be sure "
+		       "(--all-free-if-lost)";
+	return jnl ? "wipe free space, the journal's stale blocks and "
+		     "removed names to be sure (--all-free-if-lost)" :
+		     "wipe free space and removed names to be sure "
+		     "(--all-free-if-lost)";
+}
+
+/*
  * How far back the journal shows what happened, and whether that reaches
  * the last run (or the journal's creation): a deletion before the
  * history starts and after the last run cannot be traced at all.
@@ -227,18 +255,13 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: the journal is on another device and was not "
 		       "given (-j): deletions cannot be traced through it\n",
 		       o->device);
-		printf("%s: %s\n", o->device, ctx->plan.free_all ?
-		       "all free space will be wiped for them" :
-		       "wipe all free space to be sure (--all-free-if-lost)");
+		printf("%s: %s\n", o->device, untraced_answer(ctx, 0));
 		return;
 	}
-	if (!ctx->journal) {
-		if (o->verbose)
-			printf("%s: no journal: a deleted secure-delete file "
-			       "whose inode was used again since cannot be "
-			       "traced\n", o->device);
-		return;
-	}
+	if (!ctx->journal && o->verbose)
+		printf("%s: no journal: a deleted secure-delete file whose "
+		       "inode was used again since cannot be traced\n",
+		       o->device);
 	if (c->prev_mismatch)
 		printf("%s: the state file %s does not match this journal "
 		       "(reset, or another filesystem with the same UUID): "
@@ -247,11 +270,10 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: %u lost map(s) or gap(s) an earlier run reported "
 		       "are not answered: what they held cannot be traced\n",
 		       o->device, e2sr_coverage_pending(ctx));
-		printf("%s: %s\n", o->device, ctx->plan.free_all ?
-		       "all free space will be wiped for them" :
-		       "wipe all free space to answer them "
-		       "(--all-free-if-lost)");
+		printf("%s: %s\n", o->device, untraced_answer(ctx, 0));
 	}
+	if (!ctx->journal)
+		return;
 	if (c->have_prev)
 		snprintf(last, sizeof(last), "the last run (%s, transaction "
 			 "%u)", when(c->prev.run_time, t3, sizeof(t3)),
@@ -281,10 +303,10 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: journal holds no transaction that can be read in "
 		       "full; deletions since %s cannot be traced\n",
 		       o->device, last);
-	printf("%s: %s\n", o->device, ctx->plan.free_all ?
-	       "all free space will be wiped for them" :
-	       "wipe all free space to be sure (--all-free-if-lost); run "
-	       "e2secrm more often than the journal fills (see e2secrm(8))");
+	printf("%s: %s\n", o->device, untraced_answer(ctx, 0));
+	if (!ctx->plan.answered)
+		printf("%s: run e2secrm more often than the journal fills "
+		       "(see e2secrm(8))\n", o->device);
 }
 
 /*
@@ -529,6 +551,5 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		printf("%s: %zu secure-delete file%s lost all or part of a block map: "
 		       "%s\n", o->device, ctx->plan.unrecoverable,
 		       ctx->plan.unrecoverable == 1 ? "" : "s",
-		       ctx->plan.free_all && !err ? "all free space was wiped" :
-		       "wipe all free space to be sure (--all-free-if-lost)");
+		       untraced_answer(ctx, !err));
 }

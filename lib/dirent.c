@@ -408,7 +408,7 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 	memset(&w, 0, sizeof(w));
 	w.ctx = ctx;
 	w.plan = plan;
-	w.all = !!(ctx->opts.sanitize & E2SR_FREE_DIRSLACK);
+	w.all = !!(plan->sanitize & E2SR_FREE_DIRSLACK);
 	err = sorted_inventory(ctx, &w);
 	if (err || (!w.count && !w.all)) {
 		name_walk_free(&w);

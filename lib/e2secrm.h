@@ -280,6 +280,18 @@ struct e2sr_plan {
 	size_t			journal_blocks;	/* distinct blocks in it */
 	size_t			journal_parts;	/* of them, written in part */
 	int			free_all;	/* wipe every free block too */
+	/*
+	 * What no history traces (a lost map, a gap in the journal's
+	 * history, losses an earlier run left) may lie wherever files
+	 * leave bytes.  --all-free-if-lost answers it there: free space,
+	 * the journal's stale blocks, the removed names of every
+	 * directory; @sanitize is the options with those added.
+	 */
+	int			untraced;
+	int			answered;	/* untraced, and all of it planned */
+	int			sanitize;	/* E2SR_FREE_* this plan carries */
+	int			has_journal;	/* the filesystem has one, open
+						 * or not (read after close) */
 	blk64_t			free_count;	/* free blocks in the bitmap */
 	blk64_t			unwritten_count; /* blocks in the runs: */
 	struct e2sr_unwritten	*unwritten;	/* unwritten extents of */

@@ -157,6 +157,34 @@ static errcode_t plan_list(struct e2sr_ctx *ctx)
 	return f.err;
 }
 
+/*
+ * Whether something may have left residue no history traces: a gap in
+ * the journal's history, losses an earlier run could not answer, or a
+ * deleted file's map lost, counted as the plan counts it below (a file
+ * a live entry names is e2fsck's, not lost).
+ */
+static int untraced(const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_file *f;
+	size_t i;
+
+	if (e2sr_coverage_pending(ctx) ||
+	    ctx->coverage.how == E2SR_COVER_GAP)
+		return 1;
+	for (i = 0; i < ctx->inv.count; i++) {
+		f = &ctx->inv.files[i];
+		if (f->state == E2SR_STATE_LIVE ||
+		    f->state == E2SR_STATE_ORPHAN ||
+		    f->state == E2SR_STATE_UNCLEAR ||
+		    (f->state == E2SR_STATE_DELETED &&
+		     e2sr_live_inode(ctx, f->ino)))
+			continue;
+		if (f->map_status & E2SR_MAP_LOST)
+			return 1;
+	}
+	return 0;
+}
+
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
@@ -179,6 +207,20 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 						   &plan->meta_blocks);
 	if (err)
 		return err;
+
+	/*
+	 * Known before the names are planned: the answer to what cannot
+	 * be traced takes the removed names of every directory too.  It
+	 * is whole only with the journal open, when there is one.
+	 */
+	plan->sanitize = ctx->opts.sanitize;
+	plan->has_journal = ext2fs_has_feature_journal(fs->super);
+	plan->untraced = untraced(ctx);
+	if (plan->untraced && (plan->sanitize & E2SR_FREE_IF_LOST)) {
+		plan->sanitize |= E2SR_FREE_ALL | E2SR_FREE_JOURNAL |
+				  E2SR_FREE_DIRSLACK;
+		plan->answered = ctx->journal || !plan->has_journal;
+	}
 
 	/* First: a live entry naming a "deleted" inode makes it unclear. */
 	err = e2sr_names_plan(ctx);
@@ -229,15 +271,8 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 		if (file->map_status & E2SR_MAP_LOST)
 			plan->unrecoverable++;
 	}
-	/*
-	 * Free space the plan cannot narrow down: all of it, if asked.  A
-	 * gap in the journal's history (coverage.c) hides deletions no map
-	 * can be read for: the same answer.
-	 */
-	if ((ctx->opts.sanitize & E2SR_FREE_ALL) ||
-	    ((ctx->opts.sanitize & E2SR_FREE_IF_LOST) &&
-	     (plan->unrecoverable || e2sr_coverage_pending(ctx) ||
-	      ctx->coverage.how == E2SR_COVER_GAP))) {
+	/* Free space the plan cannot narrow down: all of it, if asked. */
+	if (plan->sanitize & E2SR_FREE_ALL) {
 		err = e2sr_livemap_free_proven(ctx);
 		if (err)
 			return err;

@@ -1009,7 +1009,7 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 		err = plan_fc_blocks(&p);
 	/* Disposal: the whole log and fast-commit area, once empty. */
 	for (i = ctx->journal->jsb.first; !err &&
-	     (ctx->opts.sanitize & E2SR_FREE_JOURNAL) &&
+	     (plan->sanitize & E2SR_FREE_JOURNAL) &&
 	     i < ctx->journal->jsb.maxlen; i++)
 		err = plan_jblock(plan, (__u32)i, E2SR_JWHY_ALL, 0);
 	e2sr_ino_set_free(&p.set);

@@ -98,7 +98,7 @@ else
 fi
 run_e2secrm -y --all-free-if-lost "$T/l.img"
 if [ "$rc" = 1 ] && [ "$(count "LOST-SECRET-$$" "$T/l.img")" = 0 ] &&
-   echo "$out" | grep -q "all free space was wiped"; then
+   echo "$out" | grep -q "free space, the journal.s stale blocks and removed names were wiped"; then
 	pass "all-free-if-lost: the lost file's data is gone (exit 1)"
 else
 	fail "all-free-if-lost: the lost file's data is gone" "rc=$rc $out"
