@@ -4,7 +4,13 @@
 # ext3 maps, late or inherited +s, htree directories, open-deleted files,
 # leaf splits, a ring that wraps, a plain file beside a +s one, an
 # editor's save by rename, rm -rf on large_dir, hard links, a casefolded
-# directory, other mke2fs layouts), sync,
+# directory, other mke2fs layouts; from 40 on, the red-team runs of
+# 2026-12-05: collapse and insert ranges, moves and renames over, chattr
+# -s, depth-2 trees, sparse files, xattrs and EA blocks shared or
+# removed, O_TRUNC, O_DIRECT and mmap writes, htree leaves packed after
+# splits, shred, reused inodes, 1k and 2k blocks, 128-byte inodes,
+# inline directories, fast-commit sequences with a crash, journals that
+# wrap at many places and between two runs), sync,
 # unmount cleanly, then run e2secrm.
 #
 # Tokens: SECRET-* only in what belongs to +s files (contents, names, xattr
@@ -12,7 +18,9 @@
 # Per scenario: the secret is in the raw image before the run (else the
 # scenario tests nothing); a dry run exits with bit 4 and writes nothing;
 # -y exits 1; the dry run's actions (--json-plan) are -y's, and -y wrote
-# them in order; no SECRET token is left anywhere in the raw image; KEEP
+# them in order; no SECRET token is left anywhere in the raw image (where
+# the ring lost the history of some, -y exits 5 and says so, and
+# --all-free-if-lost on a copy takes every one and exits 1); KEEP
 # tokens are still there and every live file is bit-exact (read back
 # through a read-only kernel mount); FREE tokens are untouched (jfree: in
 # the journal too, for the scenarios that name them); e2fsck -fn is clean;
@@ -22,7 +30,10 @@
 . "$(dirname "$0")/../lib.sh"
 
 SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
-24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e"
+24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e \
+40 41 42 43 44a 44b 45 46 47a 47b 47c 48a 48b 48c 49 50 51 52 54 55 56 \
+60 61 62 64 65 66 69 71a 71b 71c 71d 71e 71f 71g 71h 71i 71j 71k \
+72a 72b"
 COLS="pre dry wipe plan secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -318,6 +329,21 @@ where() {
 }
 
 # finish: unmount, then every check of the scenario.
+# answered: on a copy of the image, the remedy a wrapped run prints
+# (-y --all-free-if-lost) leaves no SECRET token and exits 1.  The copy
+# has no state: its run sees the gap and answers it.
+answered() {
+	cp --sparse=always "$img" "$T/answer.img"
+	"$E2SECRM" -y --no-state --all-free-if-lost "$T/answer.img" \
+		>"$T/answer.out" 2>&1
+	arc=$?
+	[ "$arc" = 1 ] || return 1
+	for t in $secrets; do
+		[ "$(count "$t" "$T/answer.img")" = 0 ] || return 1
+	done
+	e2fsck -fn "$T/answer.img" >/dev/null 2>&1
+}
+
 finish() {
 	if [ -e "$M/free.txt" ]; then
 		rm "$M/free.txt"
@@ -407,6 +433,7 @@ finish() {
 	fi
 
 	if [ -z "$control" ]; then
+		wrc=$rc
 		left=
 		for t in $secrets; do
 			n=$(count "$t" "$img")
@@ -415,6 +442,8 @@ finish() {
 		done
 		if [ -z "$left" ]; then
 			ok secret "no SECRET token left in the raw image"
+		elif [ -n "$wrapped" ] && [ "$wrc" = 5 ] && answered; then
+			ok secret "SECRET tokens left only with exit bit 4 (the ring lost their history); --all-free-if-lost takes them all (exit 1)"
 		else
 			bad secret "no SECRET token left in the raw image" "$left
   (wipe said: $(brief "$wipe_out"))"
@@ -1387,6 +1416,903 @@ sc33() {
 	finish
 }
 
+# ---- red-team A scenarios (40-49) ----
+
+# rmx FILE NAME: remove an extended attribute.
+rmx() {
+	python3 -c 'import os, sys
+os.removexattr(sys.argv[1], sys.argv[2])' "$1" "$2"
+}
+
+# setsflag FILE...: chattr +s in one call per 500 files.
+setsflag() { printf '%s\0' "$@" | xargs -0 -n 500 chattr +s; }
+
+# 40. fallocate --collapse-range and --insert-range on a live +s file: the
+# extents shift; the collapsed range's blocks are freed with their bytes.
+sc40() {
+	begin 40 "collapse/insert range" "" -t ext4 -b 4096 || return
+	common
+	KA=$(tk KEEP-CA) S=$(tk SECRET-COLL) KB=$(tk KEEP-CB) KC=$(tk KEEP-CC)
+	S2=$(tk SECRET-COLL2)
+	f=$M/coll.bin
+	{ piece "$KA" 131072; piece "$S" 131072; piece "$KB" 131072
+	  piece "$S2" 65536; piece "$KC" 131072; } >"$f"
+	chattr +s "$f"
+	sync
+	fallocate --collapse-range -o 131072 -l 131072 "$f"
+	sync
+	fallocate --insert-range -o 65536 -l 262144 "$f"
+	sync
+	# KA 0-64K, hole 64K-320K, KA 320K-384K, KB -512K, S2 -576K, KC:
+	# collapse S2 too.
+	fallocate --collapse-range -o 524288 -l 65536 "$f"
+	sync
+	grep -aq -e "$S" -e "$S2" "$f" && pre_err="$pre_err; a secret still in the file"
+	[ "$(stat -c %s "$f")" = 655360 ] || pre_err="$pre_err; coll.bin not 640 KiB"
+	live coll.bin
+	keep "$KA"
+	keep "$KB"
+	keep "$KC"
+	secret "$S"
+	secret "$S2"
+	finish
+}
+
+# 41. Cross-directory mv of a +s file, then rm; and a +s file (inherited
+# from its +s directory) moved out into a plain directory, where it lives.
+sc41() {
+	begin 41 "cross-dir mv" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-MVDATA) N1=$(tk SECRET-MVA) N2=$(tk SECRET-MVB)
+	N3=$(tk SECRET-OUTOLD) K=$(tk KEEP-OUTDATA) N4=$(tk KEEP-OUTNEW)
+	mkdir "$M/a" "$M/b" "$M/s" "$M/p"
+	for i in 1 2 3; do : >"$M/a/plain-$i"; : >"$M/b/plain-$i"; done
+	canary "$M/a/$N1" "$S" 50000
+	chattr +s "$M/a/$N1"
+	sync
+	mv "$M/a/$N1" "$M/b/$N2"
+	sync
+	rm "$M/b/$N2"
+	chattr +s "$M/s"
+	for i in 1 2 3; do : >"$M/s/other-$i"; done
+	canary "$M/s/$N3" "$K" 30000
+	lsattr "$M/s/$N3" | cut -d' ' -f1 | grep -q s ||
+		pre_err="$pre_err; s/$N3 did not inherit +s"
+	sync
+	mv "$M/s/$N3" "$M/p/$N4"
+	sync
+	live a
+	live b
+	live s
+	live p
+	live "p/$N4"
+	keep "$K"
+	keep "$N4"
+	secret "$S"
+	secret "$N1"
+	secret "$N2"
+	secret "$N3"
+	finish
+}
+
+# 42. rename over: a plain file renamed over a +s file (which dies by the
+# rename); and a +s file renamed over a plain one (the plain one is FREE).
+sc42() {
+	begin 42 "rename over" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-VICTIM) KP=$(tk KEEP-WINNER)
+	KS=$(tk KEEP-SWINNER) NS=$(tk SECRET-SOLDNAME) F=$(tk FREE-LOSER)
+	canary "$M/target" "$S" 60000
+	chattr +s "$M/target"
+	canary "$M/plainnew" "$KP" 30000
+	canary "$M/$NS" "$KS" 40000
+	chattr +s "$M/$NS"
+	canary "$M/plainold" "$F" 50000
+	sync
+	mv "$M/plainnew" "$M/target"
+	mv "$M/$NS" "$M/plainold"
+	sync
+	live target
+	live plainold
+	keep "$KP"
+	keep "$KS"
+	free "$F"
+	secret "$S"
+	secret "$NS"
+	finish
+}
+
+# 43. chattr -s after writing and syncing, then rm: the file was +s.
+sc43() {
+	begin 43 "chattr -s, then rm" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-WAS) N=$(tk SECRET-WASNAME)
+	canary "$M/$N" "$S" 80000
+	chattr +s "$M/$N"
+	sync
+	chattr -s "$M/$N"
+	sync
+	rm "$M/$N"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 44a. A deleted +s file with an extent tree of depth 2 (1500 extents).
+sc44a() {
+	begin 44a "depth-2 tree, deleted" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-D2)
+	f=$M/d2.bin
+	: >"$f"
+	chattr +s "$f"
+	piece "$S" 4096 >"$T/blk"
+	python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY)
+b = open(sys.argv[2], "rb").read()
+for i in range(1500):
+    os.pwrite(fd, b, i * 2 * 4096)
+os.fsync(fd)' "$f" "$T/blk"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	debugfs -R "ex /d2.bin" "$img" 2>/dev/null | grep -q '^ *2/ *2' ||
+		pre_err="$pre_err; extent tree of d2.bin is not of depth 2"
+	rm "$f"
+	secret "$S"
+	finish
+}
+
+# 44b. A sparse +s file with a block at 1 TiB (and one at 0), deleted;
+# and a live one the same, kept.
+sc44b() {
+	begin 44b "sparse 1 TiB, deleted" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-FAR) S0=$(tk SECRET-NEAR) K=$(tk KEEP-FAR)
+	f=$M/far.bin
+	: >"$f"
+	chattr +s "$f"
+	piece "$S0" 8192 | dd of="$f" bs=4096 conv=notrunc status=none
+	piece "$S" 8192 | dd of="$f" bs=4096 seek=$((1 << 28)) conv=notrunc \
+		status=none
+	: >"$M/kfar.bin"
+	chattr +s "$M/kfar.bin"
+	piece "$K" 8192 | dd of="$M/kfar.bin" bs=4096 seek=$((1 << 28)) \
+		conv=notrunc status=none
+	sync
+	[ "$(stat -c %s "$f")" -gt 1099511627776 ] ||
+		pre_err="$pre_err; far.bin not past 1 TiB"
+	rm "$f"
+	# (no "live kfar.bin": sha256sum would read 1 TiB of holes)
+	keep "$K"
+	secret "$S"
+	secret "$S0"
+	finish
+}
+
+# 45. xattrs on a live +s file: a 3000-byte value set then removed (its
+# EA block freed); a small in-inode value replaced several times.
+sc45() {
+	begin 45 "xattr removed/replaced" "" -t ext4 -b 4096 -I 256 || return
+	common
+	K=$(tk KEEP-XDATA) X=$(tk SECRET-XBIG) Y=$(tk KEEP-XLAST)
+	f=$M/xa.bin
+	canary "$f" "$K" 20000
+	chattr +s "$f"
+	v=$(piece "$X" 3000 | tr '\n' ' ')
+	setx "$f" user.big "$v" || pre_err="$pre_err; cannot set an xattr"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	ea=$(debugfs -R "stat /xa.bin" "$img" 2>/dev/null |
+		sed -n 's/^File ACL: \([0-9]*\).*/\1/p')
+	[ -n "$ea" ] && [ "$ea" != 0 ] ||
+		pre_err="$pre_err; the xattr is not in an EA block"
+	rmx "$f" user.big || pre_err="$pre_err; cannot remove the xattr"
+	sync
+	for i in 1 2 3 4; do
+		Xi=$(tk SECRET-XSM$i)
+		setx "$f" user.small "$Xi" || pre_err="$pre_err; setx"
+		secret "$Xi"
+		sync
+	done
+	setx "$f" user.small "$Y"
+	sync
+	live xa.bin
+	live xattr:user.small:xa.bin
+	keep "$K"
+	keep "$Y"
+	secret "$X"
+	finish
+}
+
+# 46. ea_inode: a live +s file's 65000-byte value (the largest the VFS
+# takes is 65536) removed: its EA inode is freed.
+sc46() {
+	begin 46 "ea_inode removed" "" -t ext4 -b 4096 -O ea_inode || return
+	common
+	K=$(tk KEEP-EADATA) X=$(tk SECRET-EABIG)
+	f=$M/eai.bin
+	canary "$f" "$K" 20000
+	chattr +s "$f"
+	v=$(piece "$X" 65000 | tr '\n' ' ')
+	setx "$f" user.big "$v" || pre_err="$pre_err; cannot set an xattr"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	[ "$(ea_inodes)" -gt 0 ] ||
+		pre_err="$pre_err; the xattr value is not in an EA inode"
+	rmx "$f" user.big || pre_err="$pre_err; cannot remove the xattr"
+	sync
+	live eai.bin
+	keep "$K"
+	secret "$X"
+	finish
+}
+
+# 47a. Shell > (O_TRUNC) rewrite of a +s file to a shorter content: one
+# kept live, one later removed.
+sc47a() {
+	begin 47a "O_TRUNC rewrite" "" -t ext4 -b 4096 || return
+	common
+	S1=$(tk SECRET-TR1) K2=$(tk KEEP-TR2) S3=$(tk SECRET-TR3)
+	S4=$(tk SECRET-TR4)
+	piece "$S1" 200000 >"$M/live.txt"
+	chattr +s "$M/live.txt"
+	piece "$S3" 200000 >"$M/gone.txt"
+	chattr +s "$M/gone.txt"
+	sync
+	piece "$K2" 50000 >"$M/live.txt"
+	piece "$S4" 50000 >"$M/gone.txt"
+	sync
+	rm "$M/gone.txt"
+	live live.txt
+	keep "$K2"
+	secret "$S1"
+	secret "$S3"
+	secret "$S4"
+	finish
+}
+
+# 47b. A +s file written with O_DIRECT, then removed.
+sc47b() {
+	begin 47b "O_DIRECT, deleted" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-DIO)
+	: >"$M/dio.bin"
+	chattr +s "$M/dio.bin"
+	piece "$S" 262144 >"$T/dio"
+	dd if="$T/dio" of="$M/dio.bin" bs=65536 oflag=direct conv=notrunc \
+		status=none || pre_err="$pre_err; O_DIRECT write failed"
+	sync
+	rm "$M/dio.bin"
+	secret "$S"
+	finish
+}
+
+# 47c. A +s file written through mmap, then removed.
+sc47c() {
+	begin 47c "mmap, deleted" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-MMAP)
+	: >"$M/mm.bin"
+	chattr +s "$M/mm.bin"
+	piece "$S" 262144 >"$T/mm"
+	python3 -c 'import mmap, os, sys
+d = open(sys.argv[2], "rb").read()
+fd = os.open(sys.argv[1], os.O_RDWR)
+os.ftruncate(fd, len(d))
+m = mmap.mmap(fd, len(d))
+m[:] = d
+m.flush()
+m.close()
+os.close(fd)' "$M/mm.bin" "$T/mm" || pre_err="$pre_err; mmap write failed"
+	sync
+	rm "$M/mm.bin"
+	secret "$S"
+	finish
+}
+
+# 48a. 500 small +s files in a plain directory, all removed; the
+# directory kept.
+sc48a() {
+	begin 48a "500 +s files, dir kept" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-SMALL) N=$(tk SECRET-SNAME)
+	mkdir "$M/d"
+	: >"$M/d/plain-keep"
+	i=0
+	while [ $i -lt 500 ]; do
+		printf '%s %d\n' "$S" $i >"$M/d/$N-$i"
+		i=$((i + 1))
+	done
+	setsflag "$M/d/$N-"*
+	sync
+	rm "$M/d/$N-"*
+	live d
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 48b. An htree plain directory of 3000 +s files, every second removed.
+sc48b() {
+	begin 48b "htree, every 2nd +s gone" "" -t ext4 -b 4096 -J size=16 ||
+		return
+	common
+	S=$(tk SECRET-HDATA) N=$(tk SECRET-HNAME) K=$(tk KEEP-HNAME)
+	KD=$(tk KEEP-HDATA)
+	mkdir "$M/d"
+	i=0
+	while [ $i -lt 3000 ]; do
+		if [ $((i % 2)) = 0 ]; then
+			printf '%s %d\n' "$S" $i >"$M/d/$N-$i"
+		else
+			printf '%s %d\n' "$KD" $i >"$M/d/$K-$i"
+		fi
+		i=$((i + 1))
+		[ $((i % 200)) != 0 ] || sync
+	done
+	setsflag "$M/d/"*
+	lsattr -d "$M/d" 2>/dev/null | cut -d' ' -f1 | grep -q I ||
+		pre_err="$pre_err; d is not indexed"
+	sync
+	rm "$M/d/$N-"*
+	live d
+	live "d/$K-1001"
+	keep "$K"
+	keep "$KD"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 49. truncate -s to grow (sparse), then shrink below the original size,
+# on a live +s file.
+sc49() {
+	begin 49 "truncate grow, shrink" "" -t ext4 -b 4096 || return
+	common
+	K=$(tk KEEP-TGHEAD) S=$(tk SECRET-TGTAIL)
+	f=$M/tg.bin
+	{ piece "$K" 65536; piece "$S" 196608; } >"$f"
+	chattr +s "$f"
+	sync
+	truncate -s 10M "$f"
+	sync
+	truncate -s 40000 "$f"
+	sync
+	live tg.bin
+	keep "$K"
+	secret "$S"
+	finish
+}
+
+# 50. shred -u on a +s file: overwritten in place, then renamed to ever
+# shorter names of zeros, then removed.
+sc50() {
+	begin 50 "shred -u" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-SHRED) N=$(tk SECRET-SHNAME)
+	canary "$M/$N" "$S" 100000
+	chattr +s "$M/$N"
+	sync
+	shred -u -n 1 "$M/$N" || pre_err="$pre_err; shred failed"
+	sync
+	# shred overwrote the content in place; the name is what is left.
+	secret "$N"
+	finish
+}
+
+# 51. A +s file deleted, then plain files made at once: they take its
+# inode number and its freed blocks; they must stay bit-exact.
+sc51() {
+	begin 51 "inode, blocks reused" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-REUSE) N=$(tk SECRET-RNAME) K=$(tk KEEP-REUSE)
+	canary "$M/$N" "$S" 200000
+	chattr +s "$M/$N"
+	ino=$(stat -c %i "$M/$N")
+	sync
+	rm "$M/$N"
+	sync
+	i=0
+	while [ $i -lt 6 ]; do
+		canary "$M/new-$i" "$K-$i" 12000
+		i=$((i + 1))
+	done
+	sync
+	got=
+	for i in 0 1 2 3 4 5; do
+		[ "$(stat -c %i "$M/new-$i")" = "$ino" ] && got=1
+		live "new-$i"
+	done
+	[ -n "$got" ] || pre_err="$pre_err; no new file took inode $ino"
+	keep "$K"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 52. An EA block shared (mbcache) by a +s file and a plain file with the
+# same xattrs: the +s file deleted, the block stays the plain file's;
+# another +s file's own EA block, shared with nobody, goes.
+sc52() {
+	begin 52 "shared EA block" "" -t ext4 -b 4096 || return
+	common
+	KX=$(tk KEEP-SHAREDX) S=$(tk SECRET-SHDATA) X=$(tk SECRET-OWNX)
+	canary "$M/plain.bin" "$(tk KEEP-SHPLAIN)" 8000
+	keep "$(tk KEEP-SHPLAIN)"
+	canary "$M/s.bin" "$S" 8000
+	canary "$M/s2.bin" "$S" 8000
+	chattr +s "$M/s.bin" "$M/s2.bin"
+	v=$(piece "$KX" 3000 | tr '\n' ' ')
+	setx "$M/plain.bin" user.big "$v" && setx "$M/s.bin" user.big "$v" ||
+		pre_err="$pre_err; cannot set an xattr"
+	setx "$M/s2.bin" user.big "$(piece "$X" 3000 | tr '\n' ' ')"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	a=$(debugfs -R "stat /plain.bin" "$img" 2>/dev/null |
+		sed -n 's/^File ACL: \([0-9]*\).*/\1/p')
+	b=$(debugfs -R "stat /s.bin" "$img" 2>/dev/null |
+		sed -n 's/^File ACL: \([0-9]*\).*/\1/p')
+	[ -n "$a" ] && [ "$a" != 0 ] && [ "$a" = "$b" ] ||
+		pre_err="$pre_err; the EA block is not shared ($a, $b)"
+	rm "$M/s.bin" "$M/s2.bin"
+	live plain.bin
+	live xattr:user.big:plain.bin
+	keep "$KX"
+	secret "$S"
+	secret "$X"
+	finish
+}
+
+# 54. inline_data: a small +s file rewritten larger (out of its inode),
+# a small +s directory of inline entries, some removed, then grown out of
+# its inode.
+sc54() {
+	begin 54 "inline converted" "" -t ext4 -b 4096 -I 256 -O inline_data ||
+		return
+	common
+	S=$(tk SECRET-INLOLD) K=$(tk KEEP-INLNEW) N=$(tk SECRET-INLN)
+	f=$M/inl.txt
+	printf '%s\n' "$S" >"$f"
+	chattr +s "$f"
+	sync
+	piece "$K" 20000 >"$f"
+	sync
+	mkdir "$M/d"
+	chattr +s "$M/d"
+	: >"$M/d/$N-1"
+	: >"$M/d/k1"
+	sync
+	rm "$M/d/$N-1"
+	sync
+	i=0
+	while [ $i -lt 40 ]; do
+		: >"$M/d/keep-name-$i"
+		i=$((i + 1))
+	done
+	sync
+	live inl.txt
+	live d
+	keep "$K"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 48c. 48b in a +s directory (the files inherit the flag).
+sc48c() {
+	begin 48c "htree +s dir, every 2nd" "" -t ext4 -b 4096 -J size=16 ||
+		return
+	common
+	N=$(tk SECRET-HNAME) K=$(tk KEEP-HNAME)
+	mkdir "$M/d"
+	chattr +s "$M/d"
+	i=0
+	while [ $i -lt 3000 ]; do
+		if [ $((i % 2)) = 0 ]; then
+			: >"$M/d/$N-$i"
+		else
+			: >"$M/d/$K-$i"
+		fi
+		i=$((i + 1))
+		[ $((i % 200)) != 0 ] || sync
+	done
+	sync
+	rm "$M/d/$N-"*
+	live d
+	keep "$K"
+	secret "$N"
+	finish
+}
+
+# 55. fast_commit: a live +s file's hole punched and fsynced (a range
+# tag in the fast-commit area), another +s file appended to and fsynced,
+# then truncated and fsynced.
+sc55() {
+	begin 55 "fast commit punch" commit=600 -t ext4 -b 4096 -O fast_commit ||
+		return
+	common
+	KA=$(tk KEEP-FCA) S=$(tk SECRET-FCHOLE) KB=$(tk KEEP-FCB)
+	K2=$(tk KEEP-FC2) S2=$(tk SECRET-FC2)
+	f=$M/fc.bin
+	{ piece "$KA" 65536; piece "$S" 131072; piece "$KB" 65536; } >"$f"
+	chattr +s "$f"
+	piece "$K2" 32768 >"$M/fc2.bin"
+	chattr +s "$M/fc2.bin"
+	sync
+	fallocate -p -o 65536 -l 131072 "$f"
+	xfs_io -c fsync "$f"
+	piece "$S2" 131072 >>"$M/fc2.bin"
+	xfs_io -c fsync "$M/fc2.bin"
+	truncate -s 32768 "$M/fc2.bin"
+	xfs_io -c fsync "$M/fc2.bin"
+	live fc.bin
+	live fc2.bin
+	keep "$KA"
+	keep "$KB"
+	keep "$K2"
+	secret "$S"
+	secret "$S2"
+	finish
+}
+
+# 56. 255-byte +s names in a plain htree directory, every second one
+# removed.
+sc56() {
+	begin 56 "255-byte names" "" -t ext4 -b 4096 -J size=16 || return
+	common
+	N=$(tk SECRET-LONG) K=$(tk KEEP-LONG)
+	pad=$(printf '%0240d' 0)
+	mkdir "$M/d"
+	i=0
+	while [ $i -lt 800 ]; do
+		if [ $((i % 2)) = 0 ]; then
+			n=$N-$i-$pad
+		else
+			n=$K-$i-$pad
+		fi
+		n=$(printf '%s' "$n" | cut -c1-255)
+		echo "$i" >"$M/d/$n"
+		i=$((i + 1))
+		[ $((i % 100)) != 0 ] || sync
+	done
+	setsflag "$M/d/"*
+	sync
+	rm "$M/d/$N-"*
+	live d
+	keep "$K"
+	secret "$N"
+	finish
+}
+
+# ---- red team B: filesystem configurations and journal churn ----------
+
+# 60. 1k blocks: +s files deleted; an htree +s directory, every third
+# entry removed.
+sc60() {
+	begin 60 "1k blocks, htree" "" -t ext4 -b 1024 || return
+	common
+	S=$(tk SECRET-DATA1K) N=$(tk SECRET-NAME1K)
+	canary "$M/$N-a" "$S" 150000
+	canary "$M/$N-b" "$S" 3000
+	chattr +s "$M/$N-a" "$M/$N-b"
+	mkdir "$M/h"
+	chattr +s "$M/h"
+	G=$(tk SECRET-HGONE) K=$(tk KEEP-HNAME)
+	i=0
+	while [ $i -lt 600 ]; do
+		if [ $((i % 3)) = 0 ]; then
+			echo "$S" >"$M/h/$G-$i-padpadpadpad"
+		else
+			: >"$M/h/$K-$i-padpadpadpad"
+		fi
+		i=$((i + 1))
+	done
+	lsattr -d "$M/h" 2>/dev/null | cut -d' ' -f1 | grep -q I ||
+		pre_err="$pre_err; h is not indexed"
+	sync
+	rm "$M/$N-a" "$M/$N-b" "$M/h/$G-"*
+	live h
+	live "h/$K-1-padpadpadpad"
+	keep "$K"
+	secret "$S"
+	secret "$N"
+	secret "$G"
+	finish
+}
+
+# 61. 2k blocks, 128-byte inodes (no extra fields, no in-inode xattrs): a
+# deleted +s file with an xattr (in an EA block); a live +s file whose
+# only xattr is removed (its EA block freed).
+sc61() {
+	begin 61 "2k blocks, -I 128" "" -t ext4 -b 2048 -I 128 || return
+	common
+	S=$(tk SECRET-DATA2K) N=$(tk SECRET-NAME2K) X=$(tk SECRET-XATTR2K)
+	Y=$(tk SECRET-LXATTR)
+	canary "$M/$N" "$S" 50000
+	chattr +s "$M/$N"
+	setx "$M/$N" user.tag "$X" || pre_err="$pre_err; setx failed"
+	KL=$(tk KEEP-LIVEX)
+	canary "$M/livex.bin" "$KL" 5000
+	chattr +s "$M/livex.bin"
+	setx "$M/livex.bin" user.tag "$Y" || pre_err="$pre_err; setx failed"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	ea=$(debugfs -R "stat /livex.bin" "$img" 2>/dev/null |
+		sed -n 's/^File ACL: \([0-9]*\).*/\1/p')
+	[ -n "$ea" ] && [ "$ea" != 0 ] ||
+		pre_err="$pre_err; livex.bin xattr is not in an EA block"
+	rm "$M/$N"
+	python3 -c 'import os,sys; os.removexattr(sys.argv[1], "user.tag")' \
+		"$M/livex.bin"
+	sync
+	live livex.bin
+	keep "$KL"
+	secret "$S"
+	secret "$N"
+	secret "$X"
+	secret "$Y"
+	finish
+}
+
+# 62. inline_data: a +s directory whose few entries are inline, some
+# removed; a +s inline file shrunk (the tail cut), another rewritten
+# larger than the inode holds (moved out to a block).
+sc62() {
+	begin 62 "inline dir and file" "" -t ext4 -b 4096 -I 256 \
+		-O inline_data || return
+	common
+	mkdir "$M/idir"
+	chattr +s "$M/idir"
+	G=$(tk SG) K=$(tk KP)
+	: >"$M/idir/$G-1"
+	: >"$M/idir/$K-2"
+	: >"$M/idir/$G-3"
+	: >"$M/idir/$K-4"
+	KH=$(tk KEEP-IH) ST=$(tk SECRET-IT) SO=$(tk SECRET-IO) KN=$(tk KEEP-IN)
+	printf '%s%s' "$KH" "$ST" >"$M/shrink.txt"
+	printf '%s' "$SO" >"$M/grow.txt"
+	chattr +s "$M/shrink.txt" "$M/grow.txt"
+	cycle || { bad pre "remount" "remount failed"; return; }
+	debugfs -R "stat /idir" "$img" 2>/dev/null | grep -q 'Size of inline data' ||
+		pre_err="$pre_err; idir is not inline"
+	debugfs -R "stat /shrink.txt" "$img" 2>/dev/null | grep -q 'Size of inline data' ||
+		pre_err="$pre_err; shrink.txt is not inline"
+	rm "$M/idir/$G-1" "$M/idir/$G-3"
+	truncate -s ${#KH} "$M/shrink.txt"
+	piece "$KN" 8000 >"$M/grow.txt"
+	sync
+	live idir
+	live shrink.txt
+	live grow.txt
+	keep "$KH"
+	keep "$KN"
+	keep "$K"
+	secret "$G"
+	secret "$ST"
+	secret "$SO"
+	finish
+}
+
+# 64. Journal churn: a 4 MiB journal, rounds of 50 +s files made and 25
+# of them deleted; e2secrm -y between rounds 2 and 3 (state kept), then
+# rounds until the ring has wrapped past that run.
+sc64() {
+	begin 64 "churn, run between" "" -t ext4 -b 4096 -J size=4 || return
+	common
+	r=1
+	mid=
+	while [ $r -le ${CHURN_ROUNDS:-50} ]; do
+		S=$(tk SECRET-R$r) KR=$(tk KEEP-R$r)
+		j=0
+		while [ $j -lt 50 ]; do
+			f=$M/r$r-$j
+			if [ $((j % 2)) = 0 ]; then
+				piece "$S-$j-" 6000 >"$f"
+			else
+				piece "$KR-$j-" 6000 >"$f"
+			fi
+			chattr +s "$f"
+			j=$((j + 1))
+		done
+		sync
+		j=0
+		while [ $j -lt 25 ]; do
+			rm "$M/r$r-$((j * 2))"
+			j=$((j + 1))
+		done
+		sync
+		if [ $r -le 2 ]; then
+			mid="$mid $S"
+		else
+			secret "$S"
+		fi
+		[ $r != 3 ] || keep "$KR"
+		if [ $r = 2 ]; then
+			kumount || return
+			run_e2secrm -y "$img"
+			echo "   mid run: rc=$rc; $(echo "$out" | grep -i 'history\|traced\|lost' | tr '\n' ' ')"
+			left=
+			for t in $mid; do
+				[ "$(count "$t" "$img")" = 0 ] ||
+					left="$left $t"
+			done
+			if [ -n "$left" ] && [ $((rc & 4)) = 0 ]; then
+				fail "residues 64 (mid run)" "left$left, rc=$rc $(brief "$out")"
+			else
+				pass "residues 64 (mid run): rc=$rc${left:+, left$left with bit 4}"
+			fi
+			e2fsck -fn "$img" >/dev/null 2>&1 ||
+				fail "residues 64 (mid run)" "e2fsck -fn not clean"
+			kmount "$img" "$mopts" || return
+		fi
+		r=$((r + 1))
+	done
+	j=0
+	while [ $j -lt 25 ]; do
+		live "r3-$((j * 2 + 1))"
+		j=$((j + 1))
+	done
+	wrapped=1 precheck=pre64
+	finish
+}
+
+# pre64: reused blocks lose some rounds' tokens before the run: test the
+# rest.
+pre64() {
+	kept=
+	for t in $secrets; do
+		[ "$(count "$t" "$img")" = 0 ] || kept="$kept $t"
+	done
+	echo "  $(echo $kept | wc -w) of $(echo $secrets | wc -w) round tokens in the image before the run"
+	secrets=$kept
+}
+
+# 65/66. fast_commit: a +s file created, written, fsync'ed, appended and
+# fsync'ed, renamed and fsync'ed, unlinked and fsync'ed; 55: clean
+# unmount; 56: shut down after the last fsync (fast commits replayed).
+sc65() {
+	crash=$2
+	begin "$1" "fast commit seq${crash:+, crash}" commit=600 -t ext4 -b 4096 \
+		-O fast_commit || return
+	common
+	rm "$M/free.txt"
+	mkdir "$M/d"
+	F=$(tk FREE-FCSEQ)
+	canary "$M/d/plain" "$F" 20000
+	sync -f "$M"
+	live keep-plain.txt
+	live keep-s.txt
+	S1=$(tk SECRET-FC1) S2=$(tk SECRET-FC2) N1=$(tk SECRET-FN1)
+	N2=$(tk SECRET-FN2)
+	piece "$S1" 40000 >"$T/p1"
+	piece "$S2" 30000 >"$T/p2"
+	: >"$M/d/$N1"
+	chattr +s "$M/d/$N1"
+	lsattr "$M/d/$N1" | cut -d' ' -f1 | grep -q s ||
+		pre_err="$pre_err; $N1 is not +s"
+	xfs_io -c "pwrite -q -i $T/p1 0 40000" -c fsync "$M/d/$N1"
+	xfs_io -c "pwrite -q -i $T/p2 40000 30000" -c fsync "$M/d/$N1"
+	mv "$M/d/$N1" "$M/d/$N2"
+	xfs_io -c fsync "$M/d/$N2"
+	xfs_io -c fsync "$M/d"
+	rm "$M/d/$N2"
+	xfs_io -c fsync "$M/d"
+	secret "$S1"
+	secret "$S2"
+	secret "$N1"
+	secret "$N2"
+	if [ -n "$crash" ]; then
+		xfs_io -x -c shutdown "$M"
+		# finish may read the live files again on the dead mount.
+		precheck=pre66
+	else
+		rm "$M/d/plain"
+		free "$F"
+		live d
+	fi
+	finish
+}
+
+pre66() {
+	awk '!seen[$1]++' "$T/sums" >"$T/sums.1" && mv "$T/sums.1" "$T/sums"
+	debugfs -R "stats" "$img" 2>/dev/null | grep -i 'features' | head -1
+}
+
+# 71. Journal formats: 1k blocks, a 1024-block journal, no metadata_csum
+# (71a: 64-bit tags, no journal checksum; 71b: 32-bit, -o
+# journal_checksum, csum v3; 71c: data=journal on 71a's layout), +s files
+# (data, names, a short xattr) deleted in rounds between plain churn, so
+# that the ring wraps over some of them.
+sc71() {
+	begin "$1" "$2" "$3" -t ext4 -b 1024 -I 256 -J size=1 $4 || return
+	common
+	mkdir "$M/s" "$M/p"
+	chattr +s "$M/s"
+	S=$(tk SECRET-JF) N=$(tk SECRET-JFN)
+	r=0
+	while [ $r -lt 8 ]; do
+		i=0
+		while [ $i -lt 10 ]; do
+			piece "$S-$r-$i-" 3000 >"$M/s/$N-$r-$i"
+			setx "$M/s/$N-$r-$i" user.v "$S-x$r-$i" ||
+				pre_err="$pre_err; setx failed"
+			i=$((i + 1))
+		done
+		sync
+		rm "$M/s/$N-$r-"*
+		sync
+		python3 -c 'import sys
+for j in range(40):
+    open("%s/f-%s-%d" % (sys.argv[1], sys.argv[2], j), "w").close()' \
+			"$M/p" $r
+		sync
+		r=$((r + 1))
+	done
+	# Plain churn after the last +s round, so the ring wraps over the
+	# +s rounds' transactions.
+	r=0
+	while [ $r -lt "${5:-12}" ]; do
+		python3 -c 'import sys
+for j in range(80):
+    open("%s/g-%s-%d" % (sys.argv[1], sys.argv[2], j), "w").close()' \
+			"$M/p" $r
+		sync
+		r=$((r + 1))
+	done
+	precheck=pre64 wrapped=1
+	live s
+	live p
+	secret "$S"
+	secret "$N"
+	finish
+}
+
+# 72. A live +s file's xattr value replaced: the old value is in journal
+# copies of its inode table block (62a, 256-byte records) or of its EA
+# block (62b, -I 128, 2k blocks).
+sc72() {
+	begin "$1" "xattr replaced, $2" "" -t ext4 $3 || return
+	common
+	K=$(tk KEEP-XBODY) O=$(tk SECRET-XOLD) Y=$(tk KEEP-XNEW)
+	f=$M/xr.bin
+	canary "$f" "$K" 5000
+	chattr +s "$f"
+	setx "$f" user.v "$(piece "$O" $4 | tr '\n' ' ')" ||
+		pre_err="$pre_err; setx failed"
+	sync
+	setx "$f" user.v "$(piece "$Y" $4 | tr '\n' ' ')" ||
+		pre_err="$pre_err; setx failed"
+	sync
+	live xr.bin
+	live xattr:user.v:xr.bin
+	keep "$K"
+	keep "$Y"
+	secret "$O"
+	finish
+}
+
+# 69. ext3-like on the ext4 driver (^metadata_csum,^64bit,^extent),
+# uninit_bg, lazy_itable_init=1: +s deletions.
+sc69() {
+	begin 69 "no extents, uninit_bg" "" -t ext4 -b 4096 \
+		-O ^metadata_csum,^64bit,^extent,uninit_bg \
+		-E lazy_itable_init=1 || return
+	common
+	S=$(tk SECRET-IND) N=$(tk SECRET-INDNAME)
+	canary "$M/$N" "$S" 300000
+	chattr +s "$M/$N"
+	mkdir "$M/sd"
+	chattr +s "$M/sd"
+	i=0
+	while [ $i -lt 30 ]; do
+		canary "$M/sd/$N-$i" "$S" 5000
+		i=$((i + 1))
+	done
+	debugfs -R "stat /$N" "$img" >/dev/null 2>&1
+	sync
+	lsattr "$M/$N" | cut -d' ' -f1 | grep -q e &&
+		pre_err="$pre_err; $N has extents"
+	rm -r "$M/$N" "$M/sd"
+	secret "$S"
+	secret "$N"
+	finish
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -1433,6 +2359,47 @@ want 33b && sc33 33b "no flex_bg, super2" "-O ^flex_bg,sparse_super2"
 want 33c && sc33 33c "verity, stable_inodes" "-O verity,stable_inodes"
 want 33d && sc33 33d "32-bit, gdt_csum" "-O ^64bit,^metadata_csum,uninit_bg"
 want 33e && sc33 33e "no dir_index" "-O ^dir_index"
+want 40 && sc40
+want 41 && sc41
+want 42 && sc42
+want 43 && sc43
+want 44a && sc44a
+want 44b && sc44b
+want 45 && sc45
+want 46 && sc46
+want 47a && sc47a
+want 47b && sc47b
+want 47c && sc47c
+want 48a && sc48a
+want 48b && sc48b
+want 48c && sc48c
+want 49 && sc49
+want 50 && sc50
+want 51 && sc51
+want 52 && sc52
+want 54 && sc54
+want 55 && sc55
+want 56 && sc56
+want 60 && sc60
+want 61 && sc61
+want 62 && sc62
+want 64 && sc64
+want 65 && sc65 65
+want 66 && sc65 66 crash
+want 69 && sc69
+want 71a && sc71 71a "64-bit tags, no csum" "" "-O 64bit,^metadata_csum" 12
+want 71b && sc71 71b "csum v3, 32-bit" journal_checksum "-O ^64bit,^metadata_csum" 12
+want 71c && sc71 71c "data=journal, no csum" data=journal "-O 64bit,^metadata_csum" 4
+want 71d && sc71 71d "64-bit tags, no csum, more" "" "-O 64bit,^metadata_csum" 20
+want 71e && sc71 71e "csum v3, 32-bit, more" journal_checksum "-O ^64bit,^metadata_csum" 20
+want 71f && sc71 71f "64-bit tags, 6 more" "" "-O 64bit,^metadata_csum" 6
+want 71g && sc71 71g "64-bit tags, 8 more" "" "-O 64bit,^metadata_csum" 8
+want 71h && sc71 71h "data=journal, 8 more" data=journal "-O 64bit,^metadata_csum" 8
+want 71i && sc71 71i "64-bit tags, 14 more" "" "-O 64bit,^metadata_csum" 14
+want 71j && sc71 71j "64-bit tags, 16 more" "" "-O 64bit,^metadata_csum" 16
+want 71k && sc71 71k "64-bit tags, 18 more" "" "-O 64bit,^metadata_csum" 18
+want 72a && sc72 72a "in inode" "-b 4096 -I 256" 60
+want 72b && sc72 72b "EA block" "-b 2048 -I 128" 600
 
 t_end=$(date +%s)
 echo
