@@ -439,8 +439,197 @@ static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 	return err;
 }
 
+/*
+ * Whose life an entry in a journal copy is.  An entry carries an inode
+ * number and no generation: a secure-delete file's number may have gone,
+ * after its deletion, to a plain file, whose entries then name the same
+ * number.  Such an entry is the plain file's, and kept, only when the
+ * log proves it: the entry is in the copy's chain (live in its directory
+ * at that transaction), the newest record of the number in the log up to
+ * the copy's transaction is of a generation no secure-delete identity
+ * has, and no secure-delete life of the number comes after that record
+ * (none in the log, and the record on disk is none).  Anything less is
+ * taken for the secure-delete file's.
+ */
+struct life_id {
+	ext2_ino_t	ino;
+	__u32		generation;
+	int		on_disk;	/* the record on disk is this one */
+};
+
+struct lives {
+	struct e2sr_irec	*recs;	/* of secure numbers: ino, sequence */
+	size_t			nrecs;
+	struct life_id		*ids;	/* the inventory's, by ino */
+	size_t			nids;
+};
+
+/* Transaction IDs wrap: a is before b. */
+static int seq_before(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+static int cmp_rec_life(const void *a, const void *b)
+{
+	const struct e2sr_irec *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->sequence != y->sequence)
+		return seq_before(x->sequence, y->sequence) ? -1 : 1;
+	return 0;
+}
+
+static int cmp_life_id(const void *a, const void *b)
+{
+	const struct life_id *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+static void lives_free(struct lives *l)
+{
+	ext2fs_free_mem(&l->recs);
+	ext2fs_free_mem(&l->ids);
+	memset(l, 0, sizeof(*l));
+}
+
+static errcode_t lives_build(const struct e2sr_ctx *ctx,
+			     const struct e2sr_ino_set *set, struct lives *l)
+{
+	const struct e2sr_history *h = &ctx->history;
+	const struct e2sr_file *f;
+	size_t i;
+	errcode_t err;
+
+	memset(l, 0, sizeof(*l));
+	for (i = 0; i < h->nrecs; i++)
+		if (e2sr_ino_set_has(set, h->recs[i].ino))
+			l->nrecs++;
+	err = ext2fs_get_array(l->nrecs + 1, sizeof(*l->recs), &l->recs);
+	if (!err)
+		err = ext2fs_get_array(ctx->inv.count + 1, sizeof(*l->ids),
+				       &l->ids);
+	if (err) {
+		lives_free(l);
+		return err;
+	}
+	for (i = l->nrecs = 0; i < h->nrecs; i++)
+		if (e2sr_ino_set_has(set, h->recs[i].ino))
+			l->recs[l->nrecs++] = h->recs[i];
+	qsort(l->recs, l->nrecs, sizeof(*l->recs), cmp_rec_life);
+	for (i = 0; i < ctx->inv.count; i++) {
+		f = &ctx->inv.files[i];
+		l->ids[i].ino = f->ino;
+		l->ids[i].generation = f->generation;
+		l->ids[i].on_disk = f->state != E2SR_STATE_HISTORIC;
+	}
+	l->nids = ctx->inv.count;
+	qsort(l->ids, l->nids, sizeof(*l->ids), cmp_life_id);
+	return 0;
+}
+
+/* Whether @gen is a secure-delete identity's generation for @ino. */
+static int secure_gen(const struct lives *l, ext2_ino_t ino, __u32 gen,
+		      int *on_disk)
+{
+	size_t lo = 0, hi = l->nids, mid;
+	int found = 0;
+
+	*on_disk = 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (l->ids[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < l->nids && l->ids[lo].ino == ino; lo++) {
+		if (l->ids[lo].on_disk)
+			*on_disk = 1;
+		if (l->ids[lo].generation == gen)
+			found = 1;
+	}
+	return found;
+}
+
+/*
+ * Whether the entry naming @ino in a copy made by transaction @seq is a
+ * later plain file's (above): the records of @ino are sorted by
+ * sequence, so the newest at or before @seq, its ties, and every later
+ * one are read in one sweep.
+ */
+static int plain_life(const struct lives *l, ext2_ino_t ino, __u32 seq)
+{
+	size_t lo = 0, hi = l->nrecs, mid, i, newest = l->nrecs;
+	int on_disk;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (l->recs[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < l->nrecs && l->recs[i].ino == ino; i++)
+		if (!seq_before(seq, l->recs[i].sequence))
+			newest = i;
+	if (newest == l->nrecs)
+		return 0;	/* no record that early: unknown */
+	if (secure_gen(l, ino, l->recs[newest].generation, &on_disk) ||
+	    on_disk)
+		return 0;
+	/* Its ties and everything after: no secure-delete life. */
+	for (i = lo; i < l->nrecs && l->recs[i].ino == ino; i++) {
+		if (seq_before(l->recs[i].sequence,
+			       l->recs[newest].sequence))
+			continue;
+		if (secure_gen(l, ino, l->recs[i].generation, &on_disk))
+			return 0;
+	}
+	return 1;
+}
+
+/* The transaction that made the copy in stale block @jb; 0: none known. */
+static int copy_sequence(const struct e2sr_history *h, __u32 jb, __u32 *seq)
+{
+	size_t lo = 0, hi = h->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (h->v[h->by_jblock[mid]].jblock < jb)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == h->n || h->v[h->by_jblock[lo]].jblock != jb ||
+	    !h->v[h->by_jblock[lo]].committed)
+		return 0;
+	*seq = h->v[h->by_jblock[lo]].sequence;
+	return 1;
+}
+
+/* Whether an entry starts at @at in the chain of directory block @b. */
+static int in_chain(const unsigned char *b, unsigned int bs, unsigned int at)
+{
+	unsigned int off, rec_len;
+
+	for (off = 0; off + 8 <= bs && off <= at; off += rec_len) {
+		if (off == at)
+			return 1;
+		rec_len = b[off + 4] | (b[off + 5] << 8);
+		if (bs >= 65536 && (rec_len == 65535 || !rec_len))
+			rec_len = 65536;
+		if (rec_len < 8)
+			return 0;
+	}
+	return 0;
+}
+
 struct names_found {
 	const struct jplan	*p;
+	const struct lives	*lives;
 	__u32			**hashes;
 	size_t			n;
 	size_t			alloc;
@@ -456,11 +645,19 @@ static errcode_t block_names(struct e2sr_ctx *ctx, __u32 jblock,
 {
 	struct names_found *nf = priv;
 	unsigned int off, name_len;
+	__u32 seq = 0;
+	int known = 0;
 	errcode_t err = 0;
 
-	(void)dir;	/* removed entries and slack too: every word */
+	/* Removed entries and slack too: every word. */
 	for (off = next_secure_entry(nf->p, b, to, from); !err && off < to;
 	     off = next_secure_entry(nf->p, b, to, off + 4)) {
+		if (dir && !known)
+			known = copy_sequence(&ctx->history, jblock, &seq) ?
+				1 : -1;
+		if (known > 0 && in_chain(b, to, off) &&
+		    plain_life(nf->lives, e2sr_get_le32(b + off), seq))
+			continue;	/* a later plain file's entry */
 		name_len = b[off + 6];
 		err = add_hash(nf->hashes, &nf->n, &nf->alloc,
 			       name_hash(b + off + 8, name_len));
@@ -483,6 +680,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *blob_len)
 {
 	struct names_found nf;
+	struct lives lives;
 	size_t n = 0;
 	struct jplan p;
 	errcode_t err = 0;
@@ -503,10 +701,14 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 		return err;
 	memset(&nf, 0, sizeof(nf));
 	nf.p = &p;
+	nf.lives = &lives;
 	nf.hashes = hashes;
 	nf.blob = blob;
 	nf.blob_len = blob_len;
-	err = for_name_blocks(ctx, block_names, &nf);
+	err = lives_build(ctx, &p.set, &lives);
+	if (!err)
+		err = for_name_blocks(ctx, block_names, &nf);
+	lives_free(&lives);
 	n = nf.n;
 	e2sr_ino_set_free(&p.set);
 	if (err) {

@@ -31,7 +31,7 @@
 
 SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
 24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e \
-40 41 42 43 44a 44b 45 46 47a 47b 47c 48a 48b 48c 49 50 51 52 54 55 56 \
+40 41 42 43 44a 44b 45 46 47a 47b 47c 48a 48b 48c 49 50 51 52 54 55 56 57 \
 60 61 62 64 65 66 69 71a 71b 71c 71d 71e 71f 71g 71h 71i 71j 71k \
 72a 72b"
 COLS="pre dry wipe plan secret keep free jfree fsck again"
@@ -1980,6 +1980,54 @@ sc56() {
 	finish
 }
 
+# 57. Inode numbers used again: a +s file deleted, then a plain file
+# made with its number (it lives: name and data KEEP); another +s file
+# deleted, then a plain file made with its number and deleted too (its
+# name and data are FREE, in the journal as well).
+sc57() {
+	begin 57 "plain reuses +s inode" "" -t ext4 -b 4096 || return
+	common
+	S=$(tk SECRET-OLDINC) N=$(tk SECRET-OLDNAME)
+	S2=$(tk SECRET-OLDINC2) N2=$(tk SECRET-OLDNAME2)
+	K=$(tk KEEP-NEWINC) KN=$(tk KEEP-NEWNAME)
+	F=$(tk FREE-NEWINC) FN=$(tk FREE-NEWNAME)
+	mkdir "$M/d"
+	canary "$M/d/$N" "$S" 60000
+	chattr +s "$M/d/$N"
+	ino=$(stat -c %i "$M/d/$N")
+	sync
+	rm "$M/d/$N"
+	sync
+	canary "$M/d/$KN" "$K" 60000
+	[ "$(stat -c %i "$M/d/$KN")" = "$ino" ] ||
+		pre_err="$pre_err; $KN did not take inode $ino"
+	sync
+	canary "$M/d/$N2" "$S2" 60000
+	chattr +s "$M/d/$N2"
+	ino2=$(stat -c %i "$M/d/$N2")
+	sync
+	rm "$M/d/$N2"
+	sync
+	canary "$M/d/$FN" "$F" 60000
+	[ "$(stat -c %i "$M/d/$FN")" = "$ino2" ] ||
+		pre_err="$pre_err; $FN did not take inode $ino2"
+	sync
+	rm "$M/d/$FN"
+	sync
+	live d
+	live "d/$KN"
+	keep "$K"
+	keep "$KN"
+	free "$F"
+	free "$FN"
+	jfree "$FN"
+	secret "$S"
+	secret "$N"
+	secret "$S2"
+	secret "$N2"
+	finish
+}
+
 # ---- red team B: filesystem configurations and journal churn ----------
 
 # 60. 1k blocks: +s files deleted; an htree +s directory, every third
@@ -2380,6 +2428,7 @@ want 52 && sc52
 want 54 && sc54
 want 55 && sc55
 want 56 && sc56
+want 57 && sc57
 want 60 && sc60
 want 61 && sc61
 want 62 && sc62
