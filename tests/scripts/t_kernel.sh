@@ -2,7 +2,8 @@
 # mount, write, chattr +s, sync, rm, unmount.  Linux zeroes the block map
 # of the deleted inode but keeps its flags.  With a journal the map is
 # read from the journal's copies of the inode table and the data wiped;
-# on ext2 the record is reported as having lost its map (exit bit 4).
+# on ext2 the record is reported as having lost its map (exit bit 4),
+# and again by the next run, from the state file.
 . "$(dirname "$0")/../lib.sh"
 
 why=$(can_loop_mount)
@@ -66,8 +67,19 @@ kernel_case() {
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 && pass "$name: e2fsck -fn clean" ||
 		fail "$name: e2fsck -fn clean" "$(tail -3 "$T/fsck")"
 	run_e2secrm "$img"
-	[ "$rc" = 0 ] && pass "$name: second run finds nothing" ||
-		fail "$name: second run finds nothing" "rc=$rc $out"
+	if [ "$journal" = no ]; then
+		# The scrubbed record was the only trace of the loss: the
+		# state file keeps it, and it is said again until answered.
+		if [ "$rc" = 4 ] && echo "$out" | grep -q 'are not answered' &&
+		   echo "$out" | grep -q 'nothing to wipe'; then
+			pass "$name: second run wipes nothing, says the loss again (exit 4)"
+		else
+			fail "$name: second run says the loss again" "rc=$rc $out"
+		fi
+	else
+		[ "$rc" = 0 ] && pass "$name: second run finds nothing" ||
+			fail "$name: second run finds nothing" "rc=$rc $out"
+	fi
 
 	kmount "$img" ro
 	k=$(sha256sum <"$T/mnt/keep.bin")
