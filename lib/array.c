@@ -97,3 +97,26 @@ errcode_t e2sr_sort_tail(void *base, size_t n, size_t size,
 	ext2fs_free_mem(&m);
 	return 0;
 }
+
+/*
+ * In @n elements of @size bytes at @base, sorted so that @cmp (the key
+ * first, an element second) is never positive before a place and never
+ * negative from it on: that place, the first element not before @key
+ * (@n when none), where a run of equal keys starts.
+ */
+size_t e2sr_lower_bound(const void *base, size_t n, size_t size,
+			const void *key,
+			int (*cmp)(const void *key, const void *elem))
+{
+	const unsigned char *r = base;
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cmp(key, r + mid * size) > 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

@@ -174,6 +174,9 @@ errcode_t e2sr_array_room(void *ptr, size_t *alloc, size_t need,
 void e2sr_array_trim(void *ptr, size_t *alloc, size_t count, size_t size);
 errcode_t e2sr_sort_tail(void *base, size_t n, size_t size,
 			 int (*cmp)(const void *, const void *));
+size_t e2sr_lower_bound(const void *base, size_t n, size_t size,
+			const void *key,
+			int (*cmp)(const void *key, const void *elem));
 
 /* wipe_io.c: the one guarded write path */
 errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);

@@ -530,21 +530,32 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 	return 0;
 }
 
+static int key_life_id(const void *key, const void *elem)
+{
+	ext2_ino_t ino = *(const ext2_ino_t *)key;
+	const struct life_id *x = elem;
+
+	return ino < x->ino ? -1 : ino > x->ino;
+}
+
+static int key_rec_life(const void *key, const void *elem)
+{
+	ext2_ino_t ino = *(const ext2_ino_t *)key;
+	const struct e2sr_irec *x = elem;
+
+	return ino < x->ino ? -1 : ino > x->ino;
+}
+
 /* Whether @gen is a secure-delete identity's generation for @ino. */
 static int secure_gen(const struct lives *l, ext2_ino_t ino, __u32 gen,
 		      int *on_disk)
 {
-	size_t lo = 0, hi = l->nids, mid;
+	size_t lo;
 	int found = 0;
 
 	*on_disk = 0;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (l->ids[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = e2sr_lower_bound(l->ids, l->nids, sizeof(*l->ids), &ino,
+			      key_life_id);
 	for (; lo < l->nids && l->ids[lo].ino == ino; lo++) {
 		if (l->ids[lo].on_disk)
 			*on_disk = 1;
@@ -562,16 +573,11 @@ static int secure_gen(const struct lives *l, ext2_ino_t ino, __u32 gen,
  */
 static int plain_life(const struct lives *l, ext2_ino_t ino, __u32 seq)
 {
-	size_t lo = 0, hi = l->nrecs, mid, i, newest = l->nrecs;
+	size_t lo, i, newest = l->nrecs;
 	int on_disk;
 
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (l->recs[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = e2sr_lower_bound(l->recs, l->nrecs, sizeof(*l->recs), &ino,
+			      key_rec_life);
 	for (i = lo; i < l->nrecs && l->recs[i].ino == ino; i++)
 		if (!seq_before(seq, l->recs[i].sequence))
 			newest = i;
