@@ -27,10 +27,13 @@
 
 /* What to wipe besides the residues of secure-delete files. */
 #define E2SR_FREE_ALL		0x0001	/* every free block */
-#define E2SR_FREE_IF_LOST	0x0002	/* every free block, if a map is gone */
+#define E2SR_FREE_IF_LOST	0x0002	/* E2SR_UNTRACED_ANSWER, if needed */
 #define E2SR_FREE_JOURNAL	0x0004	/* every journal block but its sb */
 #define E2SR_FREE_DIRSLACK	0x0008	/* every removed name in every dir */
 #define E2SR_FREE_INODES	0x0010	/* every free inode record */
+/* Where what no history traces may lie: all of it answers a loss. */
+#define E2SR_UNTRACED_ANSWER	(E2SR_FREE_ALL | E2SR_FREE_JOURNAL | \
+				 E2SR_FREE_DIRSLACK)
 /* --sanitize: everything that is not live, for disposal. */
 #define E2SR_SANITIZE		(E2SR_FREE_ALL | E2SR_FREE_JOURNAL | \
 				 E2SR_FREE_DIRSLACK | E2SR_FREE_INODES)

@@ -216,11 +216,13 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	plan->sanitize = ctx->opts.sanitize;
 	plan->has_journal = ext2fs_has_feature_journal(fs->super);
 	plan->untraced = untraced(ctx);
-	if (plan->untraced && (plan->sanitize & E2SR_FREE_IF_LOST)) {
-		plan->sanitize |= E2SR_FREE_ALL | E2SR_FREE_JOURNAL |
-				  E2SR_FREE_DIRSLACK;
-		plan->answered = ctx->journal || !plan->has_journal;
-	}
+	if (plan->untraced && (plan->sanitize & E2SR_FREE_IF_LOST))
+		plan->sanitize |= E2SR_UNTRACED_ANSWER;
+	/* --sanitize takes all of those places too. */
+	plan->answered = plan->untraced &&
+			 (plan->sanitize & E2SR_UNTRACED_ANSWER) ==
+			 E2SR_UNTRACED_ANSWER &&
+			 (ctx->journal || !plan->has_journal);
 
 	/* First: a live entry naming a "deleted" inode makes it unclear. */
 	err = e2sr_names_plan(ctx);

@@ -550,6 +550,26 @@ for kind in "-t ext2" "-t ext4 -O ^has_journal"; do
 	else
 		fail "$name: the next run reports it again" "rc=$rc $out"
 	fi
+	# Free space is one of the places: --all-free alone is no answer,
+	# --sanitize (every place) is.  On copies, the state copied too.
+	cp "$I" "$T/nj-af.img"
+	cp "$I" "$T/nj-san.img"
+	rm -rf "$T/st-af" "$T/st-san"
+	mkdir -m 700 "$T/st-af" "$T/st-san"
+	cp "$st" "$T/st-af/"
+	cp "$st" "$T/st-san/"
+	run_e2secrm -y --state-dir "$T/st-af" --all-free "$T/nj-af.img"
+	rc_af=$rc
+	run_e2secrm -y --state-dir "$T/st-san" --sanitize "$T/nj-san.img"
+	if [ "$rc_af" = 5 ] && [ "$rc" = 1 ] &&
+	   [ "$(count "$TOK" "$T/nj-san.img")" = 0 ] &&
+	   grep -qx 'unanswered=1' "$T/st-af/${st##*/}" &&
+	   grep -qx 'unanswered=0' "$T/st-san/${st##*/}"; then
+		pass "$name: --all-free alone leaves bit 4, --sanitize answers"
+	else
+		fail "$name: --all-free alone, --sanitize" \
+			"--all-free rc=$rc_af, --sanitize rc=$rc: $out"
+	fi
 	run_e2secrm -y --all-free-if-lost "$I"
 	if [ "$rc" = 1 ] && [ "$(count "$TOK" "$I")" = 0 ] &&
 	   grep -qx 'unanswered=0' "$st"; then
