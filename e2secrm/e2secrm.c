@@ -311,14 +311,15 @@ static void load_state(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 /*
  * What this run saw, for the next one: the next run counts everything
  * up to it as handled.  So never after a gap or a lost map no one
- * answered, and, when only the free-space wipe answers them, only once
- * it is done (@early 0, at the end of a run that wrote what it planned).
- * Unanswered, they are carried: the previous run's state is written
- * again with the losses counted (this run wiped the records and copies
- * that showed them, so the state is the only trace left for the next
- * run to report); with no previous state the next run sees a gap
- * anyway, but for a filesystem without a journal, where the count is the
- * only trace and a state is always written.  With nothing to answer the state is written before the wipe
+ * answered, and, when the wipe of every place they may lie answers them
+ * (plan->answered), only once it is done (@early 0, at the end of a run
+ * that wrote what it planned).  Unanswered, they are carried: the
+ * previous run's state is written again with the losses counted (this
+ * run wiped the records and copies that showed them, so the state is
+ * the only trace left for the next run to report); with no previous
+ * state the next run sees a gap anyway, but for a filesystem without a
+ * journal, where the count is the only trace and a state is always
+ * written.  With nothing to answer the state is written before the wipe
  * too (@early 1): a run cut in its journal wipe has wiped the blocks
  * first, and the re-run must not take the copies it wiped for maps lost
  * to the ring.  A failure is a warning: this run's work is done.
