@@ -212,20 +212,23 @@ static const char *when(__u64 sec, char *buf, size_t len)
 	return buf;
 }
 
+enum answer_when { ANSWER_PLANNED, ANSWER_DONE, ANSWER_FAILED };
+
 /*
  * What answers residue no history traces, said the same wherever it is
- * said: --all-free-if-lost wipes every place it may lie (plan.c).  @done:
- * after the run.
+ * said: --all-free-if-lost wipes every place it may lie (plan.c).  A run
+ * that failed or was cancelled answered nothing: the advice stands.
  */
-static const char *untraced_answer(const struct e2sr_ctx *ctx, int done)
+static const char *untraced_answer(const struct e2sr_ctx *ctx,
+				   enum answer_when when)
 {
 	int jnl = ctx->plan.has_journal;
 
-	if (ctx->plan.answered && done)
+	if (ctx->plan.answered && when == ANSWER_DONE)
 		return jnl ? "free space, the journal's stale blocks and "
 			     "removed names were wiped" :
 			     "free space and removed names were wiped";
-	if (ctx->plan.answered)
+	if (ctx->plan.answered && when == ANSWER_PLANNED)
 		return jnl ? "free space, the journal's stale blocks and "
 			     "removed names will be wiped for them" :
 			     "free space and removed names will be wiped for "
@@ -255,7 +258,8 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: the journal is on another device and was not "
 		       "given (-j): deletions cannot be traced through it\n",
 		       o->device);
-		printf("%s: %s\n", o->device, untraced_answer(ctx, 0));
+		printf("%s: %s\n", o->device,
+		       untraced_answer(ctx, ANSWER_PLANNED));
 		return;
 	}
 	if (!ctx->journal && o->verbose)
@@ -270,7 +274,8 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: %u lost map(s) or gap(s) an earlier run reported "
 		       "are not answered: what they held cannot be traced\n",
 		       o->device, e2sr_coverage_pending(ctx));
-		printf("%s: %s\n", o->device, untraced_answer(ctx, 0));
+		printf("%s: %s\n", o->device,
+		       untraced_answer(ctx, ANSWER_PLANNED));
 	}
 	if (!ctx->journal)
 		return;
@@ -303,7 +308,8 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: journal holds no transaction that can be read in "
 		       "full; deletions since %s cannot be traced\n",
 		       o->device, last);
-	printf("%s: %s\n", o->device, untraced_answer(ctx, 0));
+	printf("%s: %s\n", o->device,
+	       untraced_answer(ctx, ANSWER_PLANNED));
 	if (!ctx->plan.answered)
 		printf("%s: run e2secrm more often than the journal fills "
 		       "(see e2secrm(8))\n", o->device);
@@ -551,5 +557,6 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		printf("%s: %zu secure-delete file%s lost all or part of a block map: "
 		       "%s\n", o->device, ctx->plan.unrecoverable,
 		       ctx->plan.unrecoverable == 1 ? "" : "s",
-		       untraced_answer(ctx, !err));
+		       untraced_answer(ctx, err ? ANSWER_FAILED :
+					    ANSWER_DONE));
 }

@@ -291,8 +291,8 @@ struct e2sr_plan {
 	 * directory; @sanitize is the options with those added.
 	 */
 	int			untraced;
-	int			answered;	/* untraced, and all of it planned */
-	int			sanitize;	/* E2SR_FREE_* this plan carries */
+	int			answered;	/* untraced, all of it planned */
+	int			sanitize;	/* E2SR_FREE_* it carries */
 	int			has_journal;	/* the filesystem has one, open
 						 * or not (read after close) */
 	blk64_t			free_count;	/* free blocks in the bitmap */

@@ -793,7 +793,7 @@ struct bytes_plan {
 	const unsigned char	*b;
 	__u32			jblock;
 	__u32			inodes;		/* s_inodes_count */
-	unsigned int		from;		/* where the range searched begins */
+	unsigned int		from;		/* where the search begins */
 	errcode_t		err;
 };
 
