@@ -10,7 +10,10 @@
 # removed, O_TRUNC, O_DIRECT and mmap writes, htree leaves packed after
 # splits, shred, reused inodes, 1k and 2k blocks, 128-byte inodes,
 # inline directories, fast-commit sequences with a crash, journals that
-# wrap at many places and between two runs), sync,
+# wrap at many places and between two runs; from 80 on, inode numbers
+# used again by plain and +s files in turn, in one transaction or
+# several, with fast commits, and a log restarted at every mount as
+# kernels before 6.3 did), sync,
 # unmount cleanly, then run e2secrm.
 #
 # Tokens: SECRET-* only in what belongs to +s files (contents, names, xattr
@@ -33,7 +36,7 @@ SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
 24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e \
 40 41 42 43 44a 44b 45 46 47a 47b 47c 48a 48b 48c 49 50 51 52 54 55 56 57 \
 60 61 62 64 65 66 69 71a 71b 71c 71d 71e 71f 71g 71h 71i 71j 71k \
-72a 72b"
+72a 72b 80 81 82 83 84 85 86 87 90 91 94 95"
 COLS="pre dry wipe plan secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -2361,6 +2364,380 @@ sc69() {
 	finish
 }
 
+# ---- red team C (2026-12-05): a plain file reusing a +s file's number,
+# and the entries of journal copies of directory blocks that name it ----
+
+# jcount TOKEN: how many journal blocks hold TOKEN (informational).
+jcount() {
+	jdump >/dev/null 2>&1 && jholds "$1" | wc -l
+}
+
+# 80/81. +s d/notes.txt deleted; a plain d/notes.txt (an editor's
+# re-create) takes its number; 80: a sync between, 81: the same
+# transaction.
+sc80() {
+	begin "$1" "same name reuses${2:+, one tx}" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	S=$(tk SECRET-SAMENAME) K=$(tk KEEP-SAMENAME) KN=$(tk KEEP-NEIGHBOUR)
+	canary "$M/d/$KN" "$K-n" 3000
+	canary "$M/d/notes.txt" "$S" 40000
+	chattr +s "$M/d/notes.txt"
+	ino=$(stat -c %i "$M/d/notes.txt")
+	sync
+	rm "$M/d/notes.txt"
+	[ -n "$2" ] || sync
+	canary "$M/d/notes.txt" "$K" 40000
+	[ "$(stat -c %i "$M/d/notes.txt")" = "$ino" ] ||
+		pre_err="$pre_err; notes.txt did not take inode $ino"
+	sync
+	touch "$M/d/$KN"
+	: >"$M/d/other"
+	sync
+	live d
+	live d/notes.txt
+	live "d/$KN"
+	keep "$K"
+	keep "$KN"
+	jfree "$KN"
+	secret "$S"
+	finish
+}
+
+# 82. Three lives of one number: +s A, plain B, +s C, each deleted.
+# (from here to 95: a red-team run on the rule that keeps a later plain
+# file's entries, fd3b82e)
+sc82() {
+	begin 82 "three lives +s/plain/+s" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	SA=$(tk SECRET-LA) NA=$(tk SECRET-LNA) FB=$(tk FREE-LB) NB=$(tk FREE-LNB)
+	SC=$(tk SECRET-LC) NC=$(tk SECRET-LNC)
+	canary "$M/d/$NA" "$SA" 30000
+	chattr +s "$M/d/$NA"
+	ino=$(stat -c %i "$M/d/$NA")
+	sync
+	rm "$M/d/$NA"
+	sync
+	canary "$M/d/$NB" "$FB" 30000
+	[ "$(stat -c %i "$M/d/$NB")" = "$ino" ] ||
+		pre_err="$pre_err; B did not take inode $ino"
+	sync
+	rm "$M/d/$NB"
+	sync
+	canary "$M/d/$NC" "$SC" 30000
+	chattr +s "$M/d/$NC"
+	[ "$(stat -c %i "$M/d/$NC")" = "$ino" ] ||
+		pre_err="$pre_err; C did not take inode $ino"
+	sync
+	rm "$M/d/$NC"
+	sync
+	live d
+	# B's name is not kept: a +s life (C) comes after B's, and the
+	# rule keeps a plain file's entry only when none does (see
+	# plan_journal.c, plain_life); B's data is B's.
+	free "$FB"
+	secret "$SA"
+	secret "$NA"
+	secret "$SC"
+	secret "$NC"
+	finish
+	echo "   info 82: $NB in $(jcount "$NB") journal block(s) after the run (rule: a +s life after B, so B's name is not kept)"
+}
+
+# 83. Plain P deleted, +s S takes its number, S deleted.
+sc83() {
+	begin 83 "plain then +s" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	FP=$(tk FREE-PFIRST) NP=$(tk FREE-PNAME) S=$(tk SECRET-SLATER) NS=$(tk SECRET-SNAME)
+	canary "$M/d/$NP" "$FP" 30000
+	ino=$(stat -c %i "$M/d/$NP")
+	sync
+	rm "$M/d/$NP"
+	sync
+	canary "$M/d/$NS" "$S" 30000
+	chattr +s "$M/d/$NS"
+	[ "$(stat -c %i "$M/d/$NS")" = "$ino" ] ||
+		pre_err="$pre_err; S did not take inode $ino"
+	sync
+	rm "$M/d/$NS"
+	sync
+	live d
+	# P's name is not kept either: S's +s life comes after it.
+	free "$FP"
+	secret "$S"
+	secret "$NS"
+	finish
+	echo "   info 83: $NP in $(jcount "$NP") journal block(s) after the run"
+}
+
+# 84. A +s file with a hard link in another directory; both names
+# removed; a plain file takes the number.
+sc84() {
+	begin 84 "hard link, then reuse" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/a" "$M/b"
+	S=$(tk SECRET-HL) NA=$(tk SECRET-HLA) NB=$(tk SECRET-HLB)
+	K=$(tk KEEP-HLNEW) KN=$(tk KEEP-HLNEWN)
+	canary "$M/a/$NA" "$S" 30000
+	chattr +s "$M/a/$NA"
+	ino=$(stat -c %i "$M/a/$NA")
+	ln "$M/a/$NA" "$M/b/$NB"
+	sync
+	rm "$M/a/$NA"
+	sync
+	rm "$M/b/$NB"
+	sync
+	canary "$M/b/$KN" "$K" 30000
+	[ "$(stat -c %i "$M/b/$KN")" = "$ino" ] ||
+		pre_err="$pre_err; $KN did not take inode $ino"
+	sync
+	: >"$M/a/x"
+	sync
+	live a
+	live b
+	live "b/$KN"
+	keep "$K"
+	keep "$KN"
+	jfree "$KN"
+	secret "$S"
+	secret "$NA"
+	secret "$NB"
+	finish
+}
+
+# 85. +s file in a/ deleted; a plain file in b/ takes its number; both
+# directories' blocks logged again afterwards.
+sc85() {
+	begin 85 "reuse across dirs" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/a" "$M/b"
+	: >"$M/b/first"
+	S=$(tk SECRET-XD) NS=$(tk SECRET-XDN) K=$(tk KEEP-XD) KN=$(tk KEEP-XDN)
+	canary "$M/a/$NS" "$S" 30000
+	chattr +s "$M/a/$NS"
+	ino=$(stat -c %i "$M/a/$NS")
+	sync
+	: >"$M/a/y"
+	sync
+	rm "$M/a/$NS"
+	sync
+	canary "$M/b/$KN" "$K" 30000
+	[ "$(stat -c %i "$M/b/$KN")" = "$ino" ] ||
+		pre_err="$pre_err; $KN did not take inode $ino"
+	sync
+	: >"$M/a/z"
+	: >"$M/b/w"
+	sync
+	live a
+	live b
+	live "b/$KN"
+	keep "$K"
+	keep "$KN"
+	jfree "$KN"
+	secret "$S"
+	secret "$NS"
+	finish
+}
+
+# 86/87. fast_commit, fsync instead of sync: 80 and 81.
+sc86() {
+	begin "$1" "fc same name${2:+, one tx}" commit=600 -t ext4 -b 4096 \
+		-O fast_commit || return
+	common
+	mkdir "$M/d"
+	sync
+	S=$(tk SECRET-FCSAME) K=$(tk KEEP-FCSAME) KN=$(tk KEEP-FCNEIGH)
+	canary "$M/d/$KN" "$K-n" 3000
+	xfs_io -c fsync "$M/d/$KN"
+	canary "$M/d/notes.txt" "$S" 40000
+	chattr +s "$M/d/notes.txt"
+	ino=$(stat -c %i "$M/d/notes.txt")
+	xfs_io -c fsync "$M/d/notes.txt"
+	xfs_io -c fsync "$M/d"
+	rm "$M/d/notes.txt"
+	[ -n "$2" ] || xfs_io -c fsync "$M/d"
+	canary "$M/d/notes.txt" "$K" 40000
+	[ "$(stat -c %i "$M/d/notes.txt")" = "$ino" ] ||
+		pre_err="$pre_err; notes.txt did not take inode $ino"
+	xfs_io -c fsync "$M/d/notes.txt"
+	xfs_io -c fsync "$M/d"
+	live d
+	live d/notes.txt
+	live "d/$KN"
+	keep "$K"
+	keep "$KN"
+	secret "$S"
+	finish
+}
+
+# churn88 DIR-TAG N: N empty plain files made in $M/p, then a sync.
+churn88() {
+	python3 -c 'import sys
+for j in range(int(sys.argv[3])):
+    open("%s/g-%s-%d" % (sys.argv[1], sys.argv[2], j), "w").close()' \
+		"$M/p" "$1" "$2"
+	sync
+}
+
+# 90. Sessions on a kernel that starts the log at the ring's first block
+# at each mount (before 6.3, e.g. Debian 12's 6.1; emulated here by
+# zeroing the journal superblock's s_head after each unmount): the log
+# then loses a middle run of transactions while older ones stay.
+# Session 0: +s R, deleted; plain Q takes the number, deleted (late in
+# the ring).  Session 1: +s S takes the number; later, a copy of d's
+# block with S's entry live.  Session 2: S unlinked and plain P takes
+# the number in one transaction.  Session 3: plain churn over the
+# ring's first blocks (S's records).
+headzero() {
+	b=$(debugfs -R "bmap <8> 0" "$img" 2>/dev/null)
+	hd=$(od -An -tx1 -j $((b * 1024 + 88)) -N4 "$img" | tr -d ' ')
+	printf '\000\000\000\000' | dd of="$img" bs=1 seek=$((b * 1024 + 88)) \
+		conv=notrunc 2>/dev/null
+	echo "   90: s_head was $hd, zeroed"
+}
+sess90() {
+	sync
+	kumount || return 1
+	headzero
+	"$E2SECRM" --journal-map "$img" 2>/dev/null | sed -n 1,2p | sed 's/^/   90 map: /'
+	kmount "$img" "$mopts"
+}
+sc90() {
+	begin 90 "6.1 sessions, gap" "" -t ext4 -b 1024 -I 256 -J size=1 \
+		-O 64bit,^metadata_csum || return
+	common
+	mkdir "$M/d" "$M/p" "$M/q"
+	SR=$(tk SECRET-R90) NR=$(tk SECRET-RN90) FQ=$(tk FREE-Q90)
+	SS=$(tk SECRET-S90) NS=$(tk SECRET-SN90) K=$(tk KEEP-P90) KN=$(tk KEEP-PN90)
+	churn88 s0 "${C0:-400}"
+	canary "$M/d/$NR" "$SR" 6000
+	chattr +s "$M/d/$NR"
+	ino=$(stat -c %i "$M/d/$NR")
+	sync
+	rm "$M/d/$NR"
+	sync
+	canary "$M/d/$FQ" "$FQ" 3000
+	[ "$(stat -c %i "$M/d/$FQ")" = "$ino" ] || pre_err="$pre_err; Q did not take $ino"
+	sync
+	rm "$M/d/$FQ"
+	sync
+	sess90 || return
+	canary "$M/d/$NS" "$SS" 6000
+	chattr +s "$M/d/$NS"
+	[ "$(stat -c %i "$M/d/$NS")" = "$ino" ] || pre_err="$pre_err; S did not take $ino"
+	sync
+	r=0
+	while [ $r -lt "${C1:-6}" ]; do
+		python3 -c 'import sys
+for j in range(40):
+    open("%s/h-%s-%d" % (sys.argv[1], sys.argv[2], j), "w").close()' \
+			"$M/q" "$r"
+		sync
+		r=$((r + 1))
+	done
+	ln "$M/keep-plain.txt" "$M/d/lnk"
+	sync
+	sess90 || return
+	rm "$M/d/$NS"
+	canary "$M/d/$KN" "$K" 1000
+	[ "$(stat -c %i "$M/d/$KN")" = "$ino" ] || pre_err="$pre_err; P did not take $ino"
+	sync
+	sess90 || return
+	r=0
+	while [ $r -lt "${C3:-3}" ]; do
+		churn88 "e$r" 40
+		r=$((r + 1))
+	done
+	precheck=pre90 wrapped=1
+	live d
+	live "d/$KN"
+	keep "$K"
+	keep "$KN"
+	free "$FQ"
+	secret "$SR"
+	secret "$NR"
+	secret "$SS"
+	secret "$NS"
+	finish
+}
+pre90() {
+	jdump
+	for t in $secrets $FQ; do
+		echo "   90 before: $t jblocks: $(jholds "$t" | awk '{print $2}' | tr '\n' ' ')"
+	done
+	"$E2SECRM" --journal-map "$img" 2>/dev/null | sed -n 1,2p | sed 's/^/   90 map: /'
+	"$E2SECRM" --journal-map "$img" 2>/dev/null | awk -v i="$ino" '$4 == "itable" { split($5, r, "-"); if (i >= r[1] && i <= r[2]) print "   90 rec of " i ": jblock " $1 " tid " $2 }' | head -20
+	"$E2SECRM" --journal-map "$img" 2>/dev/null | awk '$4 == "dir"' | head -40 | sed 's/^/   90 dir: /'
+	pre64
+}
+
+# 91. chattr -s and a new generation (chattr -v) in one transaction,
+# while the file lives: later copies of its directory block name it
+# under a generation no +s version has.  Then rm, and a plain file takes
+# the number.
+sc91() {
+	begin 91 "chattr -s -v, reuse" "" -t ext4 -b 4096 || return
+	common
+	mkdir "$M/d"
+	S=$(tk SECRET-GV) NS=$(tk SECRET-GVN) K=$(tk KEEP-GV) KN=$(tk KEEP-GVN)
+	canary "$M/d/$NS" "$S" 30000
+	chattr +s "$M/d/$NS"
+	ino=$(stat -c %i "$M/d/$NS")
+	sync
+	chattr -s -v 123456789 "$M/d/$NS"
+	sync
+	: >"$M/d/after"
+	sync
+	rm "$M/d/$NS"
+	sync
+	canary "$M/d/$KN" "$K" 30000
+	[ "$(stat -c %i "$M/d/$KN")" = "$ino" ] ||
+		pre_err="$pre_err; $KN did not take inode $ino"
+	sync
+	live d
+	live "d/$KN"
+	keep "$K"
+	keep "$KN"
+	secret "$S"
+	secret "$NS"
+	finish
+}
+
+# 94. +s d/$NS unlinked and plain d/$FN created in one transaction (the
+# number reused); the plain file renamed, then deleted: its names must stay
+# in every journal copy.  95: the same on ext3 (no extents, 1k blocks,
+# 128-byte inodes).
+sc94() {
+	begin "$1" "one tx, plain renamed, deleted${2:+, ext3}" "" ${2:--t ext4 -b 4096} || return
+	common
+	mkdir "$M/d"
+	S=$(tk SECRET-OT) NS=$(tk SECRET-OTN) F=$(tk FREE-OT) FN=$(tk FREE-OTN) FN2=$(tk FREE-OTM)
+	canary "$M/d/$NS" "$S" 30000
+	chattr +s "$M/d/$NS"
+	ino=$(stat -c %i "$M/d/$NS")
+	sync
+	rm "$M/d/$NS"
+	canary "$M/d/$FN" "$F" 3000
+	[ "$(stat -c %i "$M/d/$FN")" = "$ino" ] ||
+		pre_err="$pre_err; $FN did not take inode $ino"
+	sync
+	mv "$M/d/$FN" "$M/d/$FN2"
+	sync
+	rm "$M/d/$FN2"
+	sync
+	live d
+	free "$F"
+	free "$FN"
+	free "$FN2"
+	jfree "$FN"
+	jfree "$FN2"
+	secret "$S"
+	secret "$NS"
+	finish
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -2449,6 +2826,18 @@ want 71j && sc71 71j "64-bit tags, 16 more" "" "-O 64bit,^metadata_csum" 16
 want 71k && sc71 71k "64-bit tags, 18 more" "" "-O 64bit,^metadata_csum" 18
 want 72a && sc72 72a "in inode" "-b 4096 -I 256" 60
 want 72b && sc72 72b "EA block" "-b 2048 -I 128" 600
+want 80 && sc80 80
+want 81 && sc80 81 onetx
+want 82 && sc82
+want 83 && sc83
+want 84 && sc84
+want 85 && sc85
+want 86 && sc86 86
+want 87 && sc86 87 onetx
+want 90 && sc90
+want 91 && sc91
+want 94 && sc94 94
+want 95 && sc94 95 "-t ext3 -b 1024 -I 128"
 
 t_end=$(date +%s)
 echo
