@@ -309,8 +309,16 @@ void e2sr_journal_close(struct e2sr_journal *j)
 	ext2fs_free_mem(&j);
 }
 
+/*
+ * Where journal block @jblock is on the journal's device; 0 past the
+ * journal's end.  Callers check the range before they read or write
+ * (e2sr_journal_read, e2sr_wipe_journal_place); the runs the writer
+ * gathers ask before that check, from the plan's numbers.
+ */
 blk64_t e2sr_journal_phys(const struct e2sr_journal *j, __u32 jblock)
 {
+	if (jblock >= j->nblocks)
+		return 0;
 	return j->pmap ? j->pmap[jblock] : jblock;
 }
 
