@@ -616,21 +616,27 @@ static int copy_sequence(const struct e2sr_history *h, __u32 jb, __u32 *seq)
 	return 1;
 }
 
-/* Whether an entry starts at @at in the chain of directory block @b. */
-static int in_chain(const unsigned char *b, unsigned int bs, unsigned int at)
+/*
+ * Whether an entry starts at @at in the chain of directory block @b.
+ * The hits of one block come in order, so the chain is walked once:
+ * *@c, 0 for a new block, is where it stands.
+ */
+static int in_chain(const unsigned char *b, unsigned int bs, unsigned int *c,
+		    unsigned int at)
 {
-	unsigned int off, rec_len;
+	unsigned int rec_len;
 
-	for (off = 0; off + 8 <= bs && off <= at; off += rec_len) {
-		if (off == at)
-			return 1;
-		rec_len = b[off + 4] | (b[off + 5] << 8);
+	while (*c < at && *c + 8 <= bs) {
+		rec_len = b[*c + 4] | (b[*c + 5] << 8);
 		if (bs >= 65536 && (rec_len == 65535 || !rec_len))
 			rec_len = 65536;
-		if (rec_len < 8)
-			return 0;
+		if (rec_len < 8) {
+			*c = bs;
+			break;
+		}
+		*c += rec_len;
 	}
-	return 0;
+	return *c == at && at + 8 <= bs;
 }
 
 struct names_found {
@@ -650,7 +656,7 @@ static errcode_t block_names(struct e2sr_ctx *ctx, __u32 jblock,
 			     unsigned int to, int dir, void *priv)
 {
 	struct names_found *nf = priv;
-	unsigned int off, name_len;
+	unsigned int off, name_len, chain = 0;
 	__u32 seq = 0;
 	int known = 0;
 	errcode_t err = 0;
@@ -661,7 +667,7 @@ static errcode_t block_names(struct e2sr_ctx *ctx, __u32 jblock,
 		if (dir && !known)
 			known = copy_sequence(&ctx->history, jblock, &seq) ?
 				1 : -1;
-		if (known > 0 && in_chain(b, to, off) &&
+		if (known > 0 && in_chain(b, to, &chain, off) &&
 		    plain_life(nf->lives, e2sr_get_le32(b + off), seq))
 			continue;	/* a later plain file's entry */
 		name_len = b[off + 6];
