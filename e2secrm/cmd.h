@@ -93,6 +93,7 @@ void count_found(const struct e2sr_ctx *ctx, struct run_counts *c);
 void count_wiped(const struct e2sr_ctx *ctx, struct run_counts *c);
 uint64_t count_bytes(const struct run_counts *c, unsigned int blocksize);
 int file_map_lost(const struct e2sr_file *f);
+const char *file_loss_key(const struct e2sr_file *f);
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device);
 void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o);

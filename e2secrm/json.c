@@ -339,13 +339,17 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	fputs(",\n", json_out);
 	fprintf(json_out, "  \"skipped_zero_blocks\": %" PRIu64 ",\n",
 		(uint64_t)st->zero_skipped);
+	fprintf(json_out, "  \"unmapped_free_blocks\": %" PRIu64 ",\n",
+		(uint64_t)p->unseen_count);
 	fprintf(json_out, "  \"unrecoverable\": [");
 	for (i = n = 0; i < ctx->inv.count; i++) {
 		const struct e2sr_file *f = &ctx->inv.files[i];
 
-		if (file_map_lost(f))
-			fprintf(json_out, "%s{\"inode\": %u, \"generation\": %u}",
-				n++ ? ", " : "", f->ino, f->generation);
+		if (!file_map_lost(f))
+			continue;
+		fprintf(json_out, "%s{\"inode\": %u, \"generation\": %u, "
+			"\"why\": \"%s\"}", n++ ? ", " : "", f->ino,
+			f->generation, file_loss_key(f));
 	}
 	fprintf(json_out, "],\n  \"unwritten_extents\": [");
 	for (i = 0; i < p->unwritten_runs; i++) {

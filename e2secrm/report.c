@@ -67,6 +67,22 @@ int file_map_lost(const struct e2sr_file *f)
 	       (f->map_status & E2SR_MAP_LOST);
 }
 
+/*
+ * Why a map is lost, as the JSON report and the record name it: gone
+ * (no map anywhere), incomplete (fast commits that named part of it are
+ * gone), or damaged (part of it could not be read, or is in use again).
+ */
+const char *file_loss_key(const struct e2sr_file *f)
+{
+	if (f->map_status & E2SR_MAP_EMPTY)
+		return "map_gone";
+	if ((f->map_status & E2SR_MAP_DAMAGED) &&
+	    (f->map_error == E2SR_ERR_MAP_UNPROVEN ||
+	     f->map_error == E2SR_ERR_MAP_SHORT))
+		return "map_incomplete";
+	return "map_damaged";
+}
+
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device)
 {
@@ -488,6 +504,14 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			       "its record, nor in any journal copy still "
 			       "readable; data blocks it had may remain in "
 			       "free space\n", o->device, f->ino);
+		else if (file_map_lost(f) &&
+			 f->map_error == E2SR_ERR_MAP_UNPROVEN)
+			printf("%s: inode %u: its block map may be incomplete: "
+			       "blocks it had between two full commits were "
+			       "logged only by fast commits gone since, and "
+			       "the bitmaps of that transaction cannot be "
+			       "read; data blocks it had may remain in free "
+			       "space\n", o->device, f->ino);
 		else if (file_map_lost(f))
 			printf("%s: inode %u: part of its block map could not "
 			       "be read (%s); data blocks under it may remain "
@@ -512,6 +536,10 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	if (plan->journal_parts)
 		printf("  %-24s %10zu blocks (other files' bytes kept)\n",
 		       "  of them, in part", plan->journal_parts);
+	if (plan->unseen_count)
+		printf("  %-24s %10" PRIu64 " blocks (free where +s files "
+		       "wrote between two full commits)\n",
+		       "  of freed data, unmapped", (uint64_t)plan->unseen_count);
 	if (o->verbose && plan->journal_count)
 		print_journal_plan(ctx, o);
 	if (o->verbose && plan->unwritten_runs)

@@ -38,6 +38,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,15 @@ struct iversion {
 	__u16		len;		/* fast commit: bytes of raw inode */
 	__u8		secrm;		/* the version carries the flag */
 	__u8		escaped;
+	/* When the file last changed (ctime) and was written (mtime). */
+	__u8		precise;	/* nanoseconds known */
+	__u8		fc;		/* a fast commit's raw inode */
+	__u8		fc_whole;	/* its commit's tail checked */
+	__u32		fc_tid;		/* then, its transaction */
+	__u32		ctime;
+	__u32		ctime_nsec;
+	__u32		mtime;
+	__u32		mtime_nsec;
 };
 
 /* Which copy of a block a historic map is read through. */
@@ -74,6 +84,14 @@ struct frange {
 	__u32		len;
 	blk64_t		pblk;
 	__u16		kind;		/* data or unwritten */
+	__u32		tid;		/* of the newest commit logging it */
+};
+
+/* When a transaction's commit block says it was written. */
+struct commit_time {
+	__u32		sequence;
+	__u32		nsec;
+	__u64		sec;
 };
 
 struct file_ref {
@@ -102,6 +120,18 @@ struct discover {
 	struct e2sr_ea_refs	refs;
 	unsigned char		*eablock;	/* one EA block */
 	struct ext2_inode_large	*live;	/* a live record, isize bytes */
+	/* The fast-commit area: its newest series, and where it starts. */
+	__u32			fc_first;
+	__u32			fc_head;	/* the series' transaction */
+	int			fc_has_head;
+	int			fc_used;	/* a tag in some block */
+	size_t			fc_vstart;	/* versions of this commit */
+	struct e2sr_unseen	unseen;
+	struct commit_time	*ct;	/* commits, by transaction */
+	size_t			nct;
+	__u32			*wins;	/* transactions to account for */
+	size_t			nwins;
+	size_t			awins;
 };
 
 static int cmp_identity(const void *a, const void *b)
@@ -173,6 +203,31 @@ static int load_record(struct discover *d, ext2_ino_t ino, unsigned int off,
 	return 0;
 }
 
+/*
+ * The times of the record in d->inode.  Nanoseconds are known where the
+ * record is large enough to hold both extra fields (and, for a fast
+ * commit's raw inode, where the tag held them): @len as load_record's.
+ */
+static void note_times(const struct discover *d, struct iversion *iv,
+		       unsigned int len)
+{
+	const struct ext2_inode_large *in = d->inode;
+	unsigned int isz = EXT2_INODE_SIZE(d->ctx->fs->super);
+	unsigned int need = offsetof(struct ext2_inode_large, i_mtime_extra) +
+			    sizeof(in->i_mtime_extra);
+
+	iv->ctime = in->i_ctime;
+	iv->mtime = in->i_mtime;
+	unsigned int extra = EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize;
+
+	iv->precise = isz >= need && (!len || len >= need) &&
+		      extra >= need && extra <= isz;
+	if (iv->precise) {
+		iv->ctime_nsec = in->i_ctime_extra >> EXT4_EPOCH_BITS;
+		iv->mtime_nsec = in->i_mtime_extra >> EXT4_EPOCH_BITS;
+	}
+}
+
 static __u32 map_crc(const struct ext2_inode_large *inode)
 {
 	__u32 crc;
@@ -227,6 +282,18 @@ static void fc_reset(struct fc_collect *c)
 	c->crc = 0;
 	c->npend = 0;
 	c->nseen = 0;
+	c->d->fc_vstart = c->d->n;
+}
+
+/* The raw inodes of a commit whose tail checked: its transaction. */
+static void fc_versions_whole(struct discover *d, __u32 tid)
+{
+	size_t i;
+
+	for (i = d->fc_vstart; i < d->n; i++) {
+		d->v[i].fc_whole = 1;
+		d->v[i].fc_tid = tid;
+	}
 }
 
 /* Room for one more in an array of @alloc, full. */
@@ -256,6 +323,8 @@ static errcode_t fc_inode(struct discover *d, const struct e2sr_fc_rec *rec,
 	iv.generation = d->inode->i_generation;
 	iv.secrm = !!(d->inode->i_flags & EXT2_SECRM_FL);
 	iv.map_crc = map_crc(d->inode);
+	iv.fc = 1;
+	note_times(d, &iv, iv.len);
 	*taken = 1;
 	*gen = iv.generation;
 	return add_version(d, &iv);
@@ -321,7 +390,7 @@ static int seen_generation(const struct fc_collect *c, ext2_ino_t ino,
 }
 
 /* A whole commit: each range goes to the identity its inode tag gives. */
-static errcode_t fc_commit(struct fc_collect *c)
+static errcode_t fc_commit(struct fc_collect *c, __u32 tid)
 {
 	struct discover *d = c->d;
 	struct frange *r;
@@ -347,6 +416,7 @@ static errcode_t fc_commit(struct fc_collect *c)
 		r->len = c->pend[i].len;
 		r->pblk = c->pend[i].pblk;
 		r->kind = c->pend[i].kind;
+		r->tid = tid;
 	}
 	return 0;
 }
@@ -369,10 +439,18 @@ static errcode_t fc_tag(void *priv, const struct e2sr_fc_rec *rec)
 	c->last_tag = rec->tag;
 	if (rec->tag == E2SR_FC_TAG_TAIL) {
 		c->crc = ext2fs_crc32c_le(c->crc, tl, E2SR_FC_TL_SIZE + 4);
-		if (e2sr_get_le32(tl + E2SR_FC_TL_SIZE + 4) == c->crc)
-			err = fc_commit(c);
+		if (e2sr_get_le32(tl + E2SR_FC_TL_SIZE + 4) == c->crc) {
+			err = fc_commit(c, rec->tid);
+			fc_versions_whole(d, rec->tid);
+		}
 		fc_reset(c);
 		return err;
+	}
+	/* The newest series starts the area, with its transaction. */
+	if (rec->tag == E2SR_FC_TAG_HEAD && rec->jblock == d->fc_first &&
+	    rec->offset == 0) {
+		d->fc_head = rec->tid;
+		d->fc_has_head = 1;
 	}
 	c->crc = ext2fs_crc32c_le(c->crc, tl, E2SR_FC_TL_SIZE + rec->len);
 	switch (rec->tag) {
@@ -430,8 +508,11 @@ static void sort_ranges(struct discover *d)
 		return;
 	qsort(d->r, d->nr, sizeof(*d->r), cmp_frange);
 	for (i = 0; i < d->nr; i++) {
-		if (n && !cmp_frange(&d->r[n - 1], &d->r[i]))
+		if (n && !cmp_frange(&d->r[n - 1], &d->r[i])) {
+			if ((__s32)(d->r[i].tid - d->r[n - 1].tid) > 0)
+				d->r[n - 1].tid = d->r[i].tid;
 			continue;
+		}
 		d->r[n++] = d->r[i];
 	}
 	d->nr = n;
@@ -456,6 +537,10 @@ static errcode_t collect_fc_versions(struct discover *d)
 		return err;
 	memset(&c, 0, sizeof(c));
 	c.d = d;
+	/* The kernel's j_fc_first is j_last + 1: the first block is unused. */
+	d->fc_first = fc.first + 1;
+	d->fc_used = fc.blocks_used != 0;
+	d->fc_vstart = d->n;
 	for (pos = fc.first; pos < fc.end && !err; pos++) {
 		err = read_copy(d, pos, 0, 1);
 		if (err)
@@ -588,6 +673,7 @@ static errcode_t collect_versions(struct discover *d)
 		iv.escaped = c[i].escaped;
 		iv.secrm = !!(d->inode->i_flags & EXT2_SECRM_FL);
 		iv.map_crc = map_crc(d->inode);
+		note_times(d, &iv, 0);
 		err = add_version(d, &iv);
 		if (err)
 			goto out;
@@ -1399,6 +1485,348 @@ static errcode_t take_ea_inodes(struct discover *d)
 	return err;
 }
 
+static int cmp_commit_time(const void *a, const void *b)
+{
+	const struct commit_time *x = a, *y = b;
+
+	return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+/* The walk's commits by transaction, for when_started(). */
+static errcode_t index_commits(struct discover *d)
+{
+	const struct e2sr_jwalk *w = &d->ctx->history.walk;
+	size_t i;
+	errcode_t err;
+
+	if (!w->ncommits)
+		return 0;
+	err = ext2fs_get_array(w->ncommits, sizeof(*d->ct), &d->ct);
+	if (err)
+		return err;
+	for (i = 0; i < w->ncommits; i++) {
+		d->ct[i].sequence = w->commits[i].sequence;
+		d->ct[i].sec = w->commits[i].commit_sec;
+		d->ct[i].nsec = w->commits[i].commit_nsec;
+	}
+	d->nct = w->ncommits;
+	qsort(d->ct, d->nct, sizeof(*d->ct), cmp_commit_time);
+	return 0;
+}
+
+/*
+ * A time before which transaction @tid had not started: the commit of
+ * the newest transaction up to tid - 2.  jbd2 commits one transaction at
+ * a time, and @tid starts only once tid - 1 stops taking changes, which
+ * is after tid - 2's commit block is written.  0 if the log has none.
+ * (Tids are taken as they are: a wrap of the 32-bit tid is years of
+ * commits away.)
+ */
+static const struct commit_time *when_started(const struct discover *d,
+					      __u32 tid)
+{
+	size_t lo = 0, hi = d->nct, mid;
+
+	if (tid < 2)
+		return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->ct[mid].sequence <= tid - 2)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !d->ct[lo - 1].sec)
+		return NULL;
+	return &d->ct[lo - 1];
+}
+
+/* Whether a time (@sec, @nsec; @precise: nanoseconds known) is before @c. */
+static int before(__u32 sec, __u32 nsec, int precise,
+		  const struct commit_time *c)
+{
+	__u64 s = sec;
+
+	if (!precise)
+		return s + 1 <= c->sec;
+	return s < c->sec || (s == c->sec && nsec < c->nsec);
+}
+
+struct window {
+	__u32		sequence;
+	__u8		fc;
+	__u8		known;		/* the transaction is known */
+	const struct iversion *iv;
+};
+
+static int cmp_window(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+/*
+ * Whether a version says its file may have been written inside its own
+ * transaction: it changed (ctime) after the transaction began, and was
+ * written then (its mtime differs from the version before it; a time
+ * set back by utimes still moves ctime).
+ */
+static int written_in(const struct discover *d, const struct window *w,
+		      const struct window *prev)
+{
+	const struct iversion *v = w->iv, *p;
+	const struct commit_time *c = when_started(d, w->sequence);
+
+	if (c && before(v->ctime, v->ctime_nsec, v->precise, c))
+		return 0;
+	if (!prev)
+		return 1;
+	p = prev->iv;
+	return !(p->precise && v->precise && p->mtime == v->mtime &&
+		 p->mtime_nsec == v->mtime_nsec);
+}
+
+/*
+ * Blocks a file gained and lost inside one transaction are in no copy of
+ * its record: only in that transaction's fast commits, if it fsync'ed
+ * them.  The fast-commit area holds the newest series whole (the
+ * transaction its head names) and nothing of later transactions, which
+ * had no fast commit; any older transaction's may be gone.  So for each
+ * transaction before the head's in which a version says the file was
+ * written (and for a fast commit's raw inode whose transaction is not
+ * known), the blocks it may have had are accounted for from that
+ * transaction's bitmap copies (unseen.c, once every identity has said
+ * which); where they cannot be, the map may be incomplete, and a deleted
+ * file's loss is said.
+ */
+static errcode_t check_unseen(struct discover *d, size_t first, size_t end,
+			      size_t idx)
+{
+	struct e2sr_file *file = &d->ctx->inv.files[idx];
+	struct window *w = NULL;
+	const struct window *prev = NULL;
+	size_t i, n = 0;
+	int proven, whole = 1;
+	errcode_t err;
+
+	if (!d->fc_used || file->state == E2SR_STATE_ORPHAN ||
+	    file->state == E2SR_STATE_UNCLEAR)
+		return 0;
+	/*
+	 * A directory in use never gives a block back (ext4 does not
+	 * shrink directories): what it gained it still has.
+	 */
+	if (file->state == E2SR_STATE_LIVE && LINUX_S_ISDIR(file->mode))
+		return 0;
+	err = ext2fs_get_array(end - first, sizeof(*w), &w);
+	if (err)
+		return err;
+	for (i = first; i < end; i++) {
+		w[n].iv = &d->v[i];
+		w[n].fc = d->v[i].fc;
+		w[n].known = !d->v[i].fc || d->v[i].fc_whole;
+		w[n].sequence = d->v[i].fc ? d->v[i].fc_tid :
+				d->v[i].sequence;
+		n++;
+	}
+	qsort(w, n, sizeof(*w), cmp_window);
+	for (i = 0; i < n; i++) {
+		if (!w[i].known) {
+			whole = 0;
+			continue;
+		}
+		if (w[i].fc) {
+			/* A raw inode of its own says nothing of the time. */
+			if (d->fc_has_head && w[i].sequence == d->fc_head)
+				continue;
+		} else {
+			if (!written_in(d, &w[i], prev)) {
+				prev = &w[i];
+				continue;
+			}
+			prev = &w[i];
+		}
+		/* The head's series is whole; later ones had none. */
+		if (d->fc_has_head &&
+		    (__s32)(w[i].sequence - d->fc_head) >= 0)
+			continue;
+		err = e2sr_unseen_whole(d->ctx, &d->unseen, w[i].sequence,
+					&proven);
+		if (!err)
+			err = e2sr_array_room(&d->wins, &d->awins,
+					      d->nwins + 1, sizeof(*d->wins));
+		if (err)
+			goto out;
+		d->wins[d->nwins++] = w[i].sequence;
+		if (!proven)
+			whole = 0;
+	}
+	if (!whole && (file->state == E2SR_STATE_DELETED ||
+		       file->state == E2SR_STATE_HISTORIC)) {
+		file->map_status |= E2SR_MAP_DAMAGED;
+		if (!file->map_error)
+			file->map_error = E2SR_ERR_MAP_UNPROVEN;
+	}
+out:
+	ext2fs_free_mem(&w);
+	return err;
+}
+
+/* Whether transaction @tid has a commit in the log. */
+static int committed(const struct discover *d, __u32 tid)
+{
+	struct commit_time key;
+
+	key.sequence = tid;
+	return d->nct && bsearch(&key, d->ct, d->nct, sizeof(*d->ct),
+				 cmp_commit_time) != NULL;
+}
+
+struct owned_list {
+	struct e2sr_owned	*v;
+	size_t			n;
+	size_t			alloc;
+	blk64_t			first;	/* of the filesystem: [first, end) */
+	blk64_t			end;
+};
+
+static errcode_t add_owned(struct owned_list *o, blk64_t pblk, __u32 len,
+			   __u32 tid)
+{
+	errcode_t err;
+
+	if (!len || pblk < o->first || pblk >= o->end ||
+	    len > o->end - pblk)
+		return 0;
+	err = e2sr_array_room(&o->v, &o->alloc, o->n + 1, sizeof(*o->v));
+	if (err)
+		return err;
+	o->v[o->n].pblk = pblk;
+	o->v[o->n].len = len;
+	o->v[o->n].tid = tid;
+	o->n++;
+	return 0;
+}
+
+/*
+ * What one record maps that needs no other block to read: the extents in
+ * i_block (not unwritten ones: their blocks hold anyone's old bytes), or
+ * the index blocks of a deeper tree, or the direct and indirect blocks of
+ * an indirect map; and its EA block.  Only files, directories and slow
+ * symlinks: other records keep other things in i_block.
+ */
+static errcode_t record_owned(struct discover *d, struct owned_list *o,
+			      const struct ext2_inode_large *in, __u32 tid)
+{
+	ext2_filsys fs = d->ctx->fs;
+	const struct ext3_extent_header *eh = (const void *)in->i_block;
+	const struct ext3_extent *ex = (const void *)(eh + 1);
+	const struct ext3_extent_idx *ix = (const void *)(eh + 1);
+	__u16 i, n;
+	__u32 len;
+	errcode_t err = 0;
+
+	if (!LINUX_S_ISREG(in->i_mode) && !LINUX_S_ISDIR(in->i_mode) &&
+	    !LINUX_S_ISLNK(in->i_mode))
+		return 0;
+	if ((in->i_flags & EXT4_INLINE_DATA_FL) || !in->i_blocks ||
+	    !in->i_links_count)
+		return 0;
+	if (in->i_flags & EXT4_EXTENTS_FL) {
+		if (ext2fs_le16_to_cpu(eh->eh_magic) != EXT3_EXT_MAGIC)
+			return 0;
+		n = ext2fs_le16_to_cpu(eh->eh_entries);
+		if (n > 4)
+			return 0;
+		for (i = 0; i < n && !err; i++) {
+			if (ext2fs_le16_to_cpu(eh->eh_depth)) {
+				err = add_owned(o, ext2fs_le32_to_cpu(
+						ix[i].ei_leaf) |
+					((blk64_t)ext2fs_le16_to_cpu(
+						ix[i].ei_leaf_hi) << 32), 1,
+					tid);
+				continue;
+			}
+			len = ext2fs_le16_to_cpu(ex[i].ee_len);
+			if (len > EXT_INIT_MAX_LEN)
+				continue;	/* unwritten */
+			err = add_owned(o, ext2fs_le32_to_cpu(ex[i].ee_start) |
+					((blk64_t)ext2fs_le16_to_cpu(
+						ex[i].ee_start_hi) << 32),
+					len, tid);
+		}
+	} else if (!LINUX_S_ISLNK(in->i_mode) ||
+		   EXT2_I_SIZE(in) >= sizeof(in->i_block)) {
+		for (i = 0; i < EXT2_N_BLOCKS && !err; i++)
+			err = add_owned(o, ext2fs_le32_to_cpu(in->i_block[i]),
+					1, tid);
+	}
+	if (!err)
+		err = add_owned(o, ext2fs_file_acl_block(fs,
+					(const struct ext2_inode *)in), 1, tid);
+	return err;
+}
+
+/*
+ * Every run a committed copy of some record, or a whole fast commit,
+ * shows its owner wrote, with the transaction: what proves a block the
+ * window of an older transaction marks is someone else's since.  Only
+ * asked for when some window is to be marked; it reads every inode table
+ * copy of the log again.
+ */
+static errcode_t collect_owned(struct discover *d, struct owned_list *o)
+{
+	const struct e2sr_history *h = &d->ctx->history;
+	ext2_filsys fs = d->ctx->fs;
+	size_t i;
+	__u32 last = 0;
+	int have = 0;
+	errcode_t err = 0;
+
+	o->first = fs->super->s_first_data_block;
+	o->end = ext2fs_blocks_count(fs->super);
+	for (i = 0; i < h->nrecs && !err; i++) {
+		if (e2sr_cancelled(d->ctx))
+			return E2SR_ERR_CANCELLED;
+		if (!committed(d, h->recs[i].sequence))
+			continue;
+		if (!have || h->recs[i].jblock != last) {
+			err = read_copy(d, h->recs[i].jblock,
+					h->recs[i].escaped, 1);
+			if (err)
+				return err;
+			last = h->recs[i].jblock;
+			have = 1;
+		}
+		if (load_record(d, h->recs[i].ino, h->recs[i].offset, 0))
+			continue;
+		err = record_owned(d, o, d->inode, h->recs[i].sequence);
+	}
+	for (i = 0; i < d->nr && !err; i++)
+		if (d->r[i].kind == E2SR_EXT_DATA)
+			err = add_owned(o, d->r[i].pblk, d->r[i].len,
+					d->r[i].tid);
+	return err;
+}
+
+/* The windows the identities asked for, marked once, newest first. */
+static errcode_t mark_windows(struct discover *d)
+{
+	struct owned_list o;
+	errcode_t err;
+
+	if (!d->nwins)
+		return 0;
+	memset(&o, 0, sizeof(o));
+	err = collect_owned(d, &o);
+	if (!err)
+		err = e2sr_unseen_mark(d->ctx, &d->unseen, d->wins, d->nwins,
+				       o.v, o.n);
+	ext2fs_free_mem(&o.v);
+	return err;
+}
+
 /* One identity: versions [first, end) of d->v, same ino and generation. */
 static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 {
@@ -1468,7 +1896,7 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 		else
 			file->map_status |= E2SR_MAP_EMPTY;
 	}
-	return 0;
+	return check_unseen(d, first, end, (size_t)idx);
 }
 
 /*
@@ -1512,6 +1940,8 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 		err = live_refs(&d);
 	if (!err && ctx->journal)
 		err = collect_versions(&d);
+	if (!err && ctx->journal)
+		err = index_commits(&d);
 	if (!err && d.n) {
 		io_manager m;
 
@@ -1539,6 +1969,8 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	}
 	if (!err)
 		err = take_ea_inodes(&d);
+	if (!err)
+		err = mark_windows(&d);
 	if (d.hio)
 		io_channel_close(d.hio);
 	ext2fs_free_mem(&d.v);
@@ -1549,5 +1981,8 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	ext2fs_free_mem(&d.eablock);
 	ext2fs_free_mem(&d.inode);
 	ext2fs_free_mem(&d.live);
+	ext2fs_free_mem(&d.ct);
+	ext2fs_free_mem(&d.wins);
+	e2sr_unseen_free(&d.unseen);
 	return err;
 }

@@ -254,6 +254,13 @@ struct e2sr_inventory {
 	struct e2sr_unwritten	*unwritten;	/* live files' unwritten */
 	size_t			unwritten_count; /* extents, noted with */
 	size_t			unwritten_alloc; /* --all-free */
+	/*
+	 * Free blocks a secure-delete file may have gained and lost inside
+	 * one transaction, named only by fast commits gone since
+	 * (unseen.c); NULL when none.
+	 */
+	ext2fs_block_bitmap	unseen;
+	blk64_t			unseen_count;
 };
 
 /*
@@ -276,6 +283,10 @@ struct e2sr_plan {
 	size_t			name_alloc;
 	size_t			name_dirs_damaged; /* could not be read */
 	size_t			unrecoverable;	/* files whose map is gone */
+	blk64_t			unseen_count;	/* of data_count: free blocks
+						 * +s files may have had
+						 * between two full commits
+						 * (unseen.c) */
 	size_t			left;		/* found, deliberately left */
 	struct e2sr_jplan	*journal;	/* journal blocks, sorted */
 	size_t			journal_count;

@@ -121,6 +121,27 @@ extern const struct e2sr_kind e2sr_kind_free_records;
 errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
 int e2sr_coverage_readable(const struct e2sr_coverage *c, __u32 tid);
 
+/* unseen.c: what discover.c asks of the block bitmaps' copies */
+struct e2sr_unseen {
+	struct bbcopy		*copies;	/* by transaction, group */
+	size_t			ncopies;
+	size_t			alloc;
+	int			listed;
+	unsigned char		*block;
+};
+/* A run of blocks an owner wrote, as transaction @tid's copies show. */
+struct e2sr_owned {
+	blk64_t			pblk;
+	__u32			len;
+	__u32			tid;
+};
+errcode_t e2sr_unseen_whole(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
+			    __u32 tid, int *whole);
+errcode_t e2sr_unseen_mark(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
+			   __u32 *tids, size_t n, struct e2sr_owned *owned,
+			   size_t nowned);
+void e2sr_unseen_free(struct e2sr_unseen *u);
+
 /* discover.c */
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);
 

@@ -33,6 +33,8 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 	ext2fs_free_mem(&inv->dirs);
 	ext2fs_free_mem(&inv->jcopies);
 	ext2fs_free_mem(&inv->unwritten);
+	if (inv->unseen)
+		ext2fs_free_block_bitmap(inv->unseen);
 	memset(inv, 0, sizeof(*inv));
 }
 

@@ -118,6 +118,29 @@ static void plan_cut_away(const struct e2sr_ctx *ctx,
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
 
+/*
+ * The blocks unseen.c marked that are still free by both sources; how
+ * many no map had planned already.
+ */
+static blk64_t plan_unseen(const struct e2sr_ctx *ctx,
+			   ext2fs_block_bitmap set)
+{
+	blk64_t last = ext2fs_blocks_count(ctx->fs->super) - 1;
+	blk64_t start = ctx->fs->super->s_first_data_block, end, b, n = 0;
+
+	while (e2sr_next_run(ctx->inv.unseen, 1, &start, last, &end)) {
+		for (b = start; b < end; b++) {
+			if (!block_free(ctx, b) ||
+			    ext2fs_test_block_bitmap2(set, b))
+				continue;
+			ext2fs_mark_block_bitmap2(set, b);
+			n++;
+		}
+		start = end;
+	}
+	return n;
+}
+
 struct list_fill {
 	struct e2sr_plan	*plan;
 	errcode_t		err;
@@ -273,6 +296,13 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 		if (file->map_status & E2SR_MAP_LOST)
 			plan->unrecoverable++;
 	}
+	/*
+	 * What secure-delete files may have gained and lost between two
+	 * full commits (discover.c, unseen.c): wiped as theirs, free by
+	 * both sources.
+	 */
+	if (ctx->inv.unseen)
+		plan->unseen_count = plan_unseen(ctx, plan->data_blocks);
 	/* Free space the plan cannot narrow down: all of it, if asked. */
 	if (plan->sanitize & E2SR_FREE_ALL) {
 		err = e2sr_livemap_free_proven(ctx);
