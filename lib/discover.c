@@ -911,6 +911,32 @@ static errcode_t map_distinct(const struct e2sr_file *f, blk64_t *count)
 	return 0;
 }
 
+/* The transaction of a version, 0 when not known. */
+static __u32 version_seq(const struct iversion *iv)
+{
+	if (!iv->fc)
+		return iv->sequence;
+	return iv->fc_whole ? iv->fc_tid : 0;
+}
+
+/*
+ * Versions with one map are read once, and the extents it gave say the
+ * newest of them: the file held those blocks until then, and its own
+ * later copies are not another owner's writes.  One of unknown time
+ * makes them all unknown (never taken for overwritten).
+ */
+static void raise_seq(struct e2sr_file *file, size_t from, __u32 seq)
+{
+	size_t i;
+
+	for (i = from; i < file->map_count; i++) {
+		if (!seq || !file->map[i].seq)
+			file->map[i].seq = 0;
+		else if (seq > file->map[i].seq)
+			file->map[i].seq = seq;
+	}
+}
+
 /* Map one historic record and fold its extents into the file. */
 static errcode_t map_version(struct discover *d, size_t fidx,
 			     const struct iversion *iv, blk64_t charge)
@@ -951,6 +977,7 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	}
 	for (i = 0; i < tmp.map_count; i++) {
 		tmp.map[i].historic = 1;
+		tmp.map[i].seq = version_seq(iv);
 		file->map[file->map_count++] = tmp.map[i];
 	}
 	if (tmp.map_count) {
@@ -1066,7 +1093,7 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 {
 	struct e2sr_ctx *ctx = d->ctx;
 	blk64_t charge = 0, said_charge = 0;
-	size_t i;
+	size_t i, from = 0;
 	errcode_t err;
 
 	/*
@@ -1089,8 +1116,12 @@ static errcode_t map_versions(struct discover *d, size_t first, size_t end,
 				said_charge = charge;
 		}
 		/* Versions with the same map: read it once. */
-		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc)
+		if (i > first && d->v[i].map_crc == d->v[i - 1].map_crc) {
+			raise_seq(&ctx->inv.files[idx], from,
+				  version_seq(&d->v[i]));
 			continue;
+		}
+		from = ctx->inv.files[idx].map_count;
 		err = map_version(d, (size_t)idx, &d->v[i], said_charge);
 		if (err)
 			return err;
@@ -1159,6 +1190,7 @@ static errcode_t map_ranges(struct discover *d, size_t idx, ext2_ino_t ino,
 		e->kind = r->kind;
 		e->nfree = nfree;
 		e->historic = 1;
+		e->seq = r->tid;
 		file->free_blocks += nfree;
 		file->had_data = 1;
 		file->map_status |= E2SR_MAP_JOURNAL;
@@ -1810,19 +1842,38 @@ static errcode_t collect_owned(struct discover *d, struct owned_list *o)
 	return err;
 }
 
-/* The windows the identities asked for, marked once, newest first. */
-static errcode_t mark_windows(struct discover *d)
+/* Whether some file's historic map has blocks free now to plan. */
+static int historic_free(const struct e2sr_inventory *inv)
+{
+	size_t i, j;
+
+	for (i = 0; i < inv->count; i++)
+		for (j = 0; j < inv->files[i].map_count; j++)
+			if (inv->files[i].map[j].historic &&
+			    inv->files[i].map[j].nfree)
+				return 1;
+	return 0;
+}
+
+/*
+ * What owners wrote, and when: the windows the identities asked for are
+ * marked once, newest first, and the plan keeps the rest (a historic
+ * map's freed block that an owner wrote after the map's transaction).
+ */
+static errcode_t account_owners(struct discover *d)
 {
 	struct owned_list o;
 	errcode_t err;
 
-	if (!d->nwins)
+	if (!d->nwins && !historic_free(&d->ctx->inv))
 		return 0;
 	memset(&o, 0, sizeof(o));
 	err = collect_owned(d, &o);
 	if (!err)
 		err = e2sr_unseen_mark(d->ctx, &d->unseen, d->wins, d->nwins,
 				       o.v, o.n);
+	if (!err)
+		err = e2sr_owned_index(d->ctx, o.v, o.n);
 	ext2fs_free_mem(&o.v);
 	return err;
 }
@@ -1970,7 +2021,7 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	if (!err)
 		err = take_ea_inodes(&d);
 	if (!err)
-		err = mark_windows(&d);
+		err = account_owners(&d);
 	if (d.hio)
 		io_channel_close(d.hio);
 	ext2fs_free_mem(&d.v);

@@ -80,6 +80,13 @@ enum e2sr_extent_kind {
 #define E2SR_MAP_LOST		(E2SR_MAP_EMPTY | E2SR_MAP_DAMAGED | \
 				 E2SR_MAP_REUSED)
 
+/* unseen.c: a run of blocks an owner wrote, and when. */
+struct e2sr_owned {
+	blk64_t			pblk;
+	__u32			len;
+	__u32			tid;
+};
+
 struct e2sr_extent {
 	blk64_t		pblk;		/* first physical block */
 	blk64_t		lblk;		/* logical block (data kinds only) */
@@ -87,6 +94,8 @@ struct e2sr_extent {
 	__u16		kind;		/* enum e2sr_extent_kind */
 	__u16		nfree;		/* how many are free now (capped) */
 	__u16		historic;	/* from a journal copy of the record */
+	__u32		seq;		/* historic: the copy's transaction,
+					 * 0 if not known */
 };
 
 /* One secure-delete file: identity, state and block map. */
@@ -261,6 +270,14 @@ struct e2sr_inventory {
 	 */
 	ext2fs_block_bitmap	unseen;
 	blk64_t			unseen_count;
+	/*
+	 * Runs of blocks some owner wrote, by block, each with the newest
+	 * transaction whose committed copies show it (unseen.c): a freed
+	 * block of a historic map that an owner wrote after the map's
+	 * transaction holds that owner's bytes.  NULL when not built.
+	 */
+	struct e2sr_owned	*owned;
+	size_t			owned_count;
 };
 
 /*

@@ -129,18 +129,16 @@ struct e2sr_unseen {
 	int			listed;
 	unsigned char		*block;
 };
-/* A run of blocks an owner wrote, as transaction @tid's copies show. */
-struct e2sr_owned {
-	blk64_t			pblk;
-	__u32			len;
-	__u32			tid;
-};
 errcode_t e2sr_unseen_whole(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
 			    __u32 tid, int *whole);
 errcode_t e2sr_unseen_mark(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
 			   __u32 *tids, size_t n, struct e2sr_owned *owned,
 			   size_t nowned);
 void e2sr_unseen_free(struct e2sr_unseen *u);
+errcode_t e2sr_owned_index(struct e2sr_ctx *ctx, struct e2sr_owned *runs,
+			   size_t n);
+int e2sr_owned_after(const struct e2sr_inventory *inv, blk64_t blk,
+		     __u32 seq);
 
 /* discover.c */
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);

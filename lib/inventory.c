@@ -35,6 +35,7 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 	ext2fs_free_mem(&inv->unwritten);
 	if (inv->unseen)
 		ext2fs_free_block_bitmap(inv->unseen);
+	ext2fs_free_mem(&inv->owned);
 	memset(inv, 0, sizeof(*inv));
 }
 

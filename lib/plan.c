@@ -73,18 +73,34 @@ static int block_free(const struct e2sr_ctx *ctx, blk64_t blk)
 	       !e2sr_live_blocks(ctx, blk, 1);
 }
 
-/* Mark the free blocks of one run; in-use blocks are someone else's. */
+/*
+ * Whether a historic map's block holds another owner's bytes since: a
+ * later committed copy shows someone wrote it (unseen.c).
+ */
+static int written_since(const struct e2sr_ctx *ctx,
+			 const struct e2sr_extent *e, blk64_t blk)
+{
+	return e->historic && ctx->inv.owned_count &&
+	       e2sr_owned_after(&ctx->inv, blk, e->seq);
+}
+
+/*
+ * Mark the free blocks of one run; in-use blocks are someone else's, and
+ * so are blocks another owner wrote after the run's version.
+ */
 static void plan_extent(const struct e2sr_ctx *ctx, ext2fs_block_bitmap set,
 			const struct e2sr_extent *e)
 {
 	__u32 i;
 
-	if (e->nfree == e->len && !e2sr_live_blocks(ctx, e->pblk, e->len)) {
+	if (e->nfree == e->len && !e2sr_live_blocks(ctx, e->pblk, e->len) &&
+	    !(e->historic && ctx->inv.owned_count)) {
 		ext2fs_mark_block_bitmap_range2(set, e->pblk, e->len);
 		return;
 	}
 	for (i = 0; i < e->len; i++)
-		if (block_free(ctx, e->pblk + i))
+		if (block_free(ctx, e->pblk + i) &&
+		    !written_since(ctx, e, e->pblk + i))
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
 
@@ -114,7 +130,8 @@ static void plan_cut_away(const struct e2sr_ctx *ctx,
 
 	for (i = 0; i < e->len; i++)
 		if (block_free(ctx, e->pblk + i) &&
-		    !in_live_map(file, e->pblk + i))
+		    !in_live_map(file, e->pblk + i) &&
+		    !written_since(ctx, e, e->pblk + i))
 			ext2fs_mark_block_bitmap2(set, e->pblk + i);
 }
 

@@ -260,6 +260,89 @@ out:
 	return err;
 }
 
+static int cmp_owned_pblk(const void *a, const void *b)
+{
+	const struct e2sr_owned *x = a, *y = b;
+
+	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
+}
+
+/*
+ * Keep in the inventory, for the plan, the newest transaction each block
+ * of @runs (sorted here, newest first) was written in: runs taken newest
+ * first, each gives its transaction to the blocks no newer run gave one,
+ * so the inventory's runs do not overlap, and are then sorted by block.
+ */
+errcode_t e2sr_owned_index(struct e2sr_ctx *ctx, struct e2sr_owned *runs,
+			   size_t n)
+{
+	struct e2sr_inventory *inv = &ctx->inv;
+	ext2fs_block_bitmap seen = NULL;
+	blk64_t b, last, zero, set;
+	size_t i, alloc = 0;
+	errcode_t err;
+
+	ext2fs_free_mem(&inv->owned);
+	inv->owned_count = 0;
+	if (!n)
+		return 0;
+	err = ext2fs_allocate_block_bitmap(ctx->fs, "blocks owned since",
+					   &seen);
+	if (err)
+		return err;
+	qsort(runs, n, sizeof(*runs), cmp_owned_desc);
+	for (i = 0; i < n; i++) {
+		b = runs[i].pblk;
+		last = runs[i].pblk + runs[i].len - 1;
+		while (b <= last) {
+			if (ext2fs_find_first_zero_block_bitmap2(seen, b, last,
+								 &zero))
+				break;
+			if (ext2fs_find_first_set_block_bitmap2(seen, zero,
+								last, &set))
+				set = last + 1;
+			err = e2sr_array_room(&inv->owned, &alloc,
+					      inv->owned_count + 1,
+					      sizeof(*inv->owned));
+			if (err)
+				goto out;
+			inv->owned[inv->owned_count].pblk = zero;
+			inv->owned[inv->owned_count].len = set - zero;
+			inv->owned[inv->owned_count].tid = runs[i].tid;
+			inv->owned_count++;
+			ext2fs_mark_block_bitmap_range2(seen, zero, set - zero);
+			b = set;
+		}
+	}
+	qsort(inv->owned, inv->owned_count, sizeof(*inv->owned),
+	      cmp_owned_pblk);
+out:
+	ext2fs_free_block_bitmap(seen);
+	return err;
+}
+
+/*
+ * Whether some owner wrote @blk in a transaction after @seq (0: not
+ * known, never).
+ */
+int e2sr_owned_after(const struct e2sr_inventory *inv, blk64_t blk,
+		     __u32 seq)
+{
+	size_t lo = 0, hi = inv->owned_count, mid;
+
+	if (!seq)
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (inv->owned[mid].pblk + inv->owned[mid].len <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < inv->owned_count && inv->owned[lo].pblk <= blk &&
+	       inv->owned[lo].tid > seq;
+}
+
 void e2sr_unseen_free(struct e2sr_unseen *u)
 {
 	ext2fs_free_mem(&u->copies);

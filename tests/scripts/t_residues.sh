@@ -13,7 +13,8 @@
 # wrap at many places and between two runs; from 80 on, inode numbers
 # used again by plain and +s files in turn, in one transaction or
 # several, with fast commits, and a log restarted at every mount as
-# kernels before 6.3 did), sync,
+# kernels before 6.3 did; 96: a plain file written into a deleted +s
+# file's freed blocks, then deleted), sync,
 # unmount cleanly, then run e2secrm.
 #
 # Tokens: SECRET-* only in what belongs to +s files (contents, names, xattr
@@ -29,14 +30,16 @@
 # the journal too, for the scenarios that name them); e2fsck -fn is clean;
 # a second -y run finds nothing.  A failure names the blocks that
 # still hold the secret and what they are.  A table closes the run.
-# RES_ONLY="1 16" runs only the scenarios named.
+# RES_ONLY="1 16" runs only the scenarios named; E2SECRM_KEEP_FAILED=DIR
+# keeps in DIR the image, as the kernel made it, of a scenario that left
+# a SECRET token.
 . "$(dirname "$0")/../lib.sh"
 
 SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
 24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e \
 40 41 42 43 44a 44b 45 46 47a 47b 47c 48a 48b 48c 49 50 51 52 54 55 56 57 \
 60 61 62 64 65 66 69 71a 71b 71c 71d 71e 71f 71g 71h 71i 71j 71k \
-72a 72b 80 81 82 83 84 85 86 87 90 91 94 95"
+72a 72b 80 81 82 83 84 85 86 87 90 91 94 95 96a 96b"
 COLS="pre dry wipe plan secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -388,6 +391,8 @@ finish() {
 	fi
 
 	h0=$(sha "$img")
+	# E2SECRM_KEEP_FAILED=DIR keeps the image as made, for a failure.
+	[ -z "$E2SECRM_KEEP_FAILED" ] || cp "$img" "$T/made.img"
 	"$E2SECRM" --journal-map "$img" >"$T/jmap0" 2>/dev/null
 	rm -f "$T/dry.json" "$T/wet.json"
 	run_e2secrm -n -v --json "$T/dry.json" --json-plan "$img"
@@ -450,6 +455,8 @@ finish() {
 		else
 			bad secret "no SECRET token left in the raw image" "$left
   (wipe said: $(brief "$wipe_out"))"
+			[ -z "$E2SECRM_KEEP_FAILED" ] ||
+				cp "$T/made.img" "$E2SECRM_KEEP_FAILED/$sc-$$.img"
 		fi
 	fi
 
@@ -2738,6 +2745,53 @@ sc94() {
 	finish
 }
 
+# 96. A +s file deleted, then a plain file written into part of its
+# freed blocks (the allocator hands them out again), then deleted too:
+# those blocks hold the plain file's bytes, which its copy in the log
+# proves (a written extent, in a transaction after the +s file's last
+# copy); they stay, and the rest of the +s file's blocks go.  96a: ext4,
+# extents; 96b: ext3, an indirect map.  The rest of the filesystem is
+# filled first (a live file of zeros, no reserved blocks or clusters),
+# so that
+# the +s file's freed blocks are the only place the plain file can go.
+# Before the owner rule, the run wiped the plain file's blocks as the +s
+# file's.
+sc96() {
+	begin "$1" "plain file over freed +s blocks, ${2#-t }" "" $2 \
+		-b 4096 -J size=4 -m 0 || return
+	common
+	S=$(tk SECRET-EARLY) F=$(tk FREE-LATER)
+	mkdir "$M/d"
+	piece "$S" 80000 >"$M/d/s.txt"
+	chattr +s "$M/d/s.txt"
+	sync
+	sb=$(filefrag -v "$M/d/s.txt" 2>/dev/null |
+		awk '$1 == "0:" { sub(/\.\..*/, "", $4); print $4 }')
+	# ext4 keeps clusters back for itself (reserved_clusters): none.
+	dev=$(basename "$(findmnt -n -o SOURCE "$M")")
+	[ ! -w "/sys/fs/ext4/$dev/reserved_clusters" ] ||
+		echo 0 >"/sys/fs/ext4/$dev/reserved_clusters"
+	avail=$(df -B4096 --output=avail "$M" | tail -1)
+	dd if=/dev/zero of="$M/filler" bs=4096 count="$avail" 2>/dev/null
+	sync
+	rm "$M/d/s.txt"
+	sync
+	piece "$F" 40000 >"$M/d/p.txt"
+	sync
+	pb=$(filefrag -v "$M/d/p.txt" 2>/dev/null |
+		awk '$1 == "0:" { sub(/\.\..*/, "", $4); print $4 }')
+	# The point: the plain file took some of the +s file's blocks.
+	[ -n "$sb" ] && [ -n "$pb" ] && [ "$pb" -ge "$sb" ] &&
+	   [ "$pb" -lt $((sb + 20)) ] ||
+		pre_err="$pre_err; the plain file (at ${pb:-?}) did not reuse the +s file's blocks (at ${sb:-?})"
+	rm "$M/d/p.txt"
+	sync
+	live filler
+	secret "$S"
+	free "$F"
+	finish
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -2838,6 +2892,8 @@ want 90 && sc90
 want 91 && sc91
 want 94 && sc94 94
 want 95 && sc94 95 "-t ext3 -b 1024 -I 128"
+want 96a && sc96 96a "-t ext4"
+want 96b && sc96 96b "-t ext3"
 
 t_end=$(date +%s)
 echo
