@@ -68,6 +68,17 @@ struct iversion {
 	__u32		ctime_nsec;
 	__u32		mtime;
 	__u32		mtime_nsec;
+	/* When the file was made: one life, whatever its generation. */
+	__u32		crtime;		/* 0: the record has none */
+	__u32		crtime_nsec;
+};
+
+/* A secure-delete life: its inode number and when it was made. */
+struct life {
+	ext2_ino_t	ino;
+	__u32		crtime;
+	__u32		crtime_nsec;
+	long		idx;		/* the inventory's file, or -1 */
 };
 
 /* Which copy of a block a historic map is read through. */
@@ -132,6 +143,9 @@ struct discover {
 	__u32			*wins;	/* transactions to account for */
 	size_t			nwins;
 	size_t			awins;
+	struct life		*lives;	/* +s lives with a creation time */
+	size_t			nlives;
+	size_t			alives;
 };
 
 static int cmp_identity(const void *a, const void *b)
@@ -204,6 +218,33 @@ static int load_record(struct discover *d, ext2_ino_t ino, unsigned int off,
 }
 
 /*
+ * A record's creation time, seconds and nanoseconds; 0 seconds when the
+ * record (or a fast commit's copy of @len bytes of it) holds none.  Only
+ * debugfs changes it: two records of one inode number with the same
+ * creation time are one file, whatever their generations say
+ * (`chattr -v` sets a new one).
+ */
+static void record_crtime(const struct ext2_inode_large *in,
+			  unsigned int isz, unsigned int len, __u32 *sec,
+			  __u32 *nsec)
+{
+	unsigned int need = offsetof(struct ext2_inode_large,
+				     i_crtime_extra) +
+			    sizeof(in->i_crtime_extra);
+	unsigned int extra;
+
+	*sec = 0;
+	*nsec = 0;
+	if (isz < need || (len && len < need))
+		return;
+	extra = EXT2_GOOD_OLD_INODE_SIZE + in->i_extra_isize;
+	if (extra < need || extra > isz)
+		return;
+	*sec = in->i_crtime;
+	*nsec = in->i_crtime_extra >> EXT4_EPOCH_BITS;
+}
+
+/*
  * The times of the record in d->inode.  Nanoseconds are known where the
  * record is large enough to hold both extra fields (and, for a fast
  * commit's raw inode, where the tag held them): @len as load_record's.
@@ -226,6 +267,7 @@ static void note_times(const struct discover *d, struct iversion *iv,
 		iv->ctime_nsec = in->i_ctime_extra >> EXT4_EPOCH_BITS;
 		iv->mtime_nsec = in->i_mtime_extra >> EXT4_EPOCH_BITS;
 	}
+	record_crtime(in, isz, len, &iv->crtime, &iv->crtime_nsec);
 }
 
 static __u32 map_crc(const struct ext2_inode_large *inode)
@@ -635,11 +677,11 @@ static errcode_t collect_versions(struct discover *d)
 	for (i = 0; i < n; i++) {
 		key.ino = c[i].ino;
 		key.generation = c[i].generation;
-		if (!c[i].flagged &&
-		    (!e2sr_ino_set_has(&maybe, key.ino) ||
-		     (!(nids && bsearch(&key, ids, nids, sizeof(*ids),
-					cmp_ident)) &&
-		      find_file(d, key.ino, key.generation) < 0)))
+		/*
+		 * Other generations of those numbers too: one made at the
+		 * same time is the same file (collect_lives()).
+		 */
+		if (!c[i].flagged && !e2sr_ino_set_has(&maybe, key.ino))
 			continue;
 		matters[i >> 3] |= 1 << (i & 7);
 		if (want && c[i].jblock < j->nblocks)
@@ -749,14 +791,125 @@ static long find_file(const struct discover *d, ext2_ino_t ino, __u32 gen)
 	return -1;
 }
 
+static int read_live(struct discover *d, ext2_ino_t ino);
+
+static int cmp_life(const void *a, const void *b)
+{
+	const struct life *x = a, *y = b;
+
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->crtime != y->crtime)
+		return x->crtime < y->crtime ? -1 : 1;
+	return x->crtime_nsec < y->crtime_nsec ? -1 :
+	       x->crtime_nsec > y->crtime_nsec;
+}
+
+static errcode_t add_life(struct discover *d, ext2_ino_t ino, __u32 sec,
+			  __u32 nsec, long idx)
+{
+	errcode_t err;
+
+	if (!sec)
+		return 0;
+	err = e2sr_array_room(&d->lives, &d->alives, d->nlives + 1,
+			      sizeof(*d->lives));
+	if (err)
+		return err;
+	d->lives[d->nlives].ino = ino;
+	d->lives[d->nlives].crtime = sec;
+	d->lives[d->nlives].crtime_nsec = nsec;
+	d->lives[d->nlives].idx = idx;
+	d->nlives++;
+	return 0;
+}
+
+/*
+ * Every secure-delete life that says when it was made: the versions that
+ * carry the flag, and the inventory's records (files that carry it now,
+ * or did when deleted).  A version of another generation made at the
+ * same time is the same file: a flag set late, after `chattr -v`, makes
+ * its earlier residue secure-delete too.
+ */
+static errcode_t collect_lives(struct discover *d)
+{
+	struct e2sr_inventory *inv = &d->ctx->inv;
+	unsigned int isz = EXT2_INODE_SIZE(d->ctx->fs->super);
+	__u32 sec, nsec;
+	size_t i;
+	errcode_t err;
+
+	for (i = 0; i < d->n; i++) {
+		if (!d->v[i].secrm)
+			continue;
+		err = add_life(d, d->v[i].ino, d->v[i].crtime,
+			       d->v[i].crtime_nsec, -1);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < inv->count; i++) {
+		if (inv->files[i].state != E2SR_STATE_LIVE &&
+		    inv->files[i].state != E2SR_STATE_DELETED)
+			continue;
+		if (read_live(d, inv->files[i].ino))
+			continue;
+		record_crtime(d->live, isz, 0, &sec, &nsec);
+		err = add_life(d, inv->files[i].ino, sec, nsec, (long)i);
+		if (err)
+			return err;
+	}
+	if (d->nlives)
+		qsort(d->lives, d->nlives, sizeof(*d->lives), cmp_life);
+	return 0;
+}
+
+/*
+ * Whether a version of [first, end) is of a secure-delete life: @idx is
+ * then the inventory's file of that life (the same file under its
+ * generation now), or -1.  The inventory's own come first in the sort
+ * only by chance: any one of equal lives will do, so the first with an
+ * inventory file is taken.
+ */
+static int of_secrm_life(const struct discover *d, size_t first, size_t end,
+			 long *idx)
+{
+	const struct life *l;
+	struct life key;
+	size_t i;
+
+	*idx = -1;
+	for (i = first; d->nlives && i < end; i++) {
+		if (!d->v[i].crtime)
+			continue;
+		key.ino = d->v[i].ino;
+		key.crtime = d->v[i].crtime;
+		key.crtime_nsec = d->v[i].crtime_nsec;
+		l = bsearch(&key, d->lives, d->nlives, sizeof(*d->lives),
+			    cmp_life);
+		if (!l)
+			continue;
+		while (l > d->lives && !cmp_life(l - 1, &key))
+			l--;
+		for (; l < d->lives + d->nlives && !cmp_life(l, &key); l++)
+			if (l->idx >= 0) {
+				*idx = l->idx;
+				break;
+			}
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * An identity that is secure-delete only in the journal: the record is
  * free without the flag, or belongs to another file (new generation),
- * or to this file with the flag since removed.
+ * or to this file with the flag since removed, or to this file under an
+ * earlier generation (the same creation time).
  */
 static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 			      long *idx)
 {
+	__u32 sec, nsec;
 	ext2_filsys fs = ctx->fs;
 	struct ext2_inode_large *live;
 	struct e2sr_file *file;
@@ -779,7 +932,10 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 				     isz);
 	if (err == EXT2_ET_INODE_CSUM_INVALID)
 		err = 0;
-	if (!err && live->i_generation == iv->generation &&
+	if (!err)
+		record_crtime(live, isz, 0, &sec, &nsec);
+	if (!err && (live->i_generation == iv->generation ||
+		     (sec && sec == iv->crtime && nsec == iv->crtime_nsec)) &&
 	    ext2fs_test_inode_bitmap2(fs->inode_map, iv->ino) &&
 	    live->i_links_count) {
 		/* The same file, alive, flag removed: its map is not ours. */
@@ -1762,8 +1918,9 @@ static errcode_t record_owned(struct discover *d, struct owned_list *o,
 	if (!LINUX_S_ISREG(in->i_mode) && !LINUX_S_ISDIR(in->i_mode) &&
 	    !LINUX_S_ISLNK(in->i_mode))
 		return 0;
+	/* A deleted record (debugfs' kill_file keeps its map) owns none. */
 	if ((in->i_flags & EXT4_INLINE_DATA_FL) || !in->i_blocks ||
-	    !in->i_links_count)
+	    !in->i_links_count || in->i_dtime)
 		return 0;
 	if (in->i_flags & EXT4_EXTENTS_FL) {
 		if (ext2fs_le16_to_cpu(eh->eh_magic) != EXT3_EXT_MAGIC)
@@ -1885,14 +2042,21 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	const struct iversion *iv = &d->v[first];
 	struct e2sr_file *file;
 	int secrm = 0;
-	long idx;
+	long idx, life = -1;
 	size_t i;
 	errcode_t err;
 
 	idx = find_file(d, iv->ino, iv->generation);
 	for (i = first; i < end; i++)
 		secrm |= d->v[i].secrm;
-	if (!secrm && idx < 0)
+	/*
+	 * Another generation of a secure-delete file (its creation time
+	 * says so) is that file: its versions join the inventory's file
+	 * when there is one.
+	 */
+	if (idx < 0 && of_secrm_life(d, first, end, &life))
+		idx = life;
+	else if (!secrm && idx < 0)
 		return 0;	/* never secure-delete */
 	if (idx < 0) {
 		err = add_identity(ctx, iv, &idx);
@@ -1993,6 +2157,8 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 		err = collect_versions(&d);
 	if (!err && ctx->journal)
 		err = index_commits(&d);
+	if (!err && d.n)
+		err = collect_lives(&d);
 	if (!err && d.n) {
 		io_manager m;
 
@@ -2034,6 +2200,7 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	ext2fs_free_mem(&d.live);
 	ext2fs_free_mem(&d.ct);
 	ext2fs_free_mem(&d.wins);
+	ext2fs_free_mem(&d.lives);
 	e2sr_unseen_free(&d.unseen);
 	return err;
 }

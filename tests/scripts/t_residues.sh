@@ -39,7 +39,7 @@ SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
 24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e \
 40 41 42 43 44a 44b 45 46 47a 47b 47c 48a 48b 48c 49 50 51 52 54 55 56 57 \
 60 61 62 64 65 66 69 71a 71b 71c 71d 71e 71f 71g 71h 71i 71j 71k \
-72a 72b 80 81 82 83 84 85 86 87 90 91 94 95 96a 96b"
+72a 72b 80 81 82 83 84 85 86 87 90 91 94 95 96a 96b 97"
 COLS="pre dry wipe plan secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -2792,6 +2792,35 @@ sc96() {
 	finish
 }
 
+# 97. A plain file cut short (its tail freed), then given a new
+# generation (`chattr -v`, which ext4 allows without metadata_csum) and
+# only then `chattr +s`: the versions of its old generation are the same
+# file (the same creation time), so the cut tail is the +s file's too.
+# Before, the old generation's versions were another file's, and the
+# tail was left with exit 1.
+sc97() {
+	begin 97 "late +s after chattr -v" "" -t ext4 -O ^metadata_csum \
+		-b 4096 -J size=4 || return
+	common
+	S=$(tk SECRET-CUTV) K=$(tk KEEP-HEADV)
+	{ piece "$K" 40960; piece "$S" 81920; } >"$M/f.txt"
+	sync
+	truncate -s 40960 "$M/f.txt"
+	sync
+	g0=$(lsattr -v "$M/f.txt" | cut -d' ' -f1)
+	chattr -v 4242 "$M/f.txt" ||
+		pre_err="$pre_err; chattr -v refused"
+	chattr +s "$M/f.txt"
+	[ "$(lsattr -v "$M/f.txt" | cut -d' ' -f1)" = 4242 ] &&
+	    [ "$g0" != 4242 ] ||
+		pre_err="$pre_err; the generation did not change ($g0)"
+	sync
+	live f.txt
+	keep "$K"
+	secret "$S"
+	finish
+}
+
 # want SC: whether scenario SC runs (RES_ONLY="1 16" runs only those).
 want() {
 	case " ${RES_ONLY:-$SCENARIOS} " in
@@ -2894,6 +2923,7 @@ want 94 && sc94 94
 want 95 && sc94 95 "-t ext3 -b 1024 -I 128"
 want 96a && sc96 96a "-t ext4"
 want 96b && sc96 96b "-t ext3"
+want 97 && sc97
 
 t_end=$(date +%s)
 echo
