@@ -155,6 +155,9 @@ static errcode_t records_check(struct e2sr_ctx *ctx,
 
 	for (i = 0; i < n; i++) {
 		err = e2sr_wipe_check_record(ctx, a[i].ino, 0);
+		/* Flags and map that agree, as when it was planned. */
+		if (!err)
+			err = e2sr_record_check(ctx, a[i].ino);
 		if (err)
 			return err;
 	}

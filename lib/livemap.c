@@ -216,6 +216,7 @@ static errcode_t note_unwritten(struct e2sr_ctx *ctx, ext2_ino_t ino,
 				const struct ext2fs_extent *ext)
 {
 	struct e2sr_livemap *lm = &ctx->live;
+	struct e2sr_question_entry *q;
 	errcode_t err;
 
 	if (!(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !ext->e_len ||
@@ -238,6 +239,16 @@ static errcode_t note_unwritten(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			return err;
 	}
 	ext2fs_mark_inode_bitmap2(lm->unwritten_inodes, ino);
+	/*
+	 * A record whose flags or maps contradict each other: which
+	 * extents are its own is a guess, and none of them is zeroed
+	 * (unwritten.c leaves it for e2fsck).
+	 */
+	q = e2sr_questioned(ctx, ino);
+	if (q) {
+		q->seen |= E2SR_LEFT_UNWRITTEN;
+		return 0;
+	}
 	if (!(ctx->opts.sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
 		return 0;
 	return note_extent(&ctx->inv, ino, ext);
