@@ -212,9 +212,11 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 				    sizeof(ino), cmp_ino))
 				continue;
 			/*
-			 * Flags that contradict each other, as e2fsck's
-			 * pass 1 asks of every record, free or not: it
-			 * decides, not a guess here (sanity.c).
+			 * Flags or maps that contradict each other, as
+			 * e2fsck's pass 1 asks of a record with links,
+			 * whatever its bit: e2fsck decides, not a guess
+			 * here (sanity.c; a record with no links is asked
+			 * nothing, by pass 1 or here).
 			 */
 			why = e2sr_raw_record_contradicts(fs, ino, rec, cpu);
 			if (why) {

@@ -92,11 +92,14 @@ static int bad_fast_symlink(const struct ext2_inode *inode)
  * Whether record @ino (@inode, @isize bytes of it, in CPU order) has
  * flags or maps that contradict each other, as e2fsck's pass 1 would
  * question them; the first such reason, or E2SR_Q_NONE.  A record with
- * no links is asked only what pass 1 asks of every record it scans
- * (inline data with extents, inline data without the feature): the rest
- * pass 1 asks of records in use only, and a deleted record's size and
- * links are the deletion's, not a contradiction.  The filesystem's own
- * reserved records but the root are not asked: nothing here edits them.
+ * no links is asked nothing: pass 1 passes every such record by before
+ * its first question (e2fsck/pass1.c, "} else if ((ino >=
+ * EXT2_FIRST_INODE" ... continue), so e2fsck would never settle it and
+ * leaving it would leave it for ever; scrubbing a deleted record zeroes
+ * it whole, whatever its flags say, and what its map names is wiped only
+ * where both the bitmap and the live set call it free.  The
+ * filesystem's own reserved records but the root are not asked: nothing
+ * here edits them.
  */
 enum e2sr_question e2sr_record_contradicts(ext2_filsys fs, ext2_ino_t ino,
 					   const struct ext2_inode_large *inode,
@@ -108,14 +111,14 @@ enum e2sr_question e2sr_record_contradicts(ext2_filsys fs, ext2_ino_t ino,
 	__u16 mode = in->i_mode;
 	size_t size;
 
-	if (!ino || (ino < EXT2_FIRST_INODE(sb) && ino != EXT2_ROOT_INO))
+	if (!ino || (ino < EXT2_FIRST_INODE(sb) && ino != EXT2_ROOT_INO) ||
+	    !in->i_links_count)
 		return E2SR_Q_NONE;
+	/* In pass 1's order: the first question it would ask. */
 	if ((flags & EXT4_INLINE_DATA_FL) && (flags & EXT4_EXTENTS_FL))
 		return E2SR_Q_INLINE_EXTENTS;
 	if ((flags & EXT4_INLINE_DATA_FL) && !ext2fs_has_feature_inline_data(sb))
 		return E2SR_Q_INLINE_FEATURE;
-	if (!in->i_links_count)
-		return E2SR_Q_NONE;
 
 	if (is_special(mode)) {
 		/* e2fsck_pass1_check_device_inode, check_extents_inlinedata */
