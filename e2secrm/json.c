@@ -286,6 +286,7 @@ static void json_left(unsigned int left)
 		{ E2SR_LEFT_NAMES, "names" },
 		{ E2SR_LEFT_UNWRITTEN, "unwritten_extents" },
 		{ E2SR_LEFT_RECORD, "free_record" },
+		{ E2SR_LEFT_BLOCKS, "free_blocks" },
 	};
 	size_t i;
 	int n = 0;

@@ -467,6 +467,7 @@ static void print_left(unsigned int left)
 		{ E2SR_LEFT_NAMES, "the removed names in it" },
 		{ E2SR_LEFT_UNWRITTEN, "its unwritten extents" },
 		{ E2SR_LEFT_RECORD, "its free record" },
+		{ E2SR_LEFT_BLOCKS, "free blocks it may map" },
 	};
 	size_t i;
 	int n = 0;

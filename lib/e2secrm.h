@@ -140,13 +140,16 @@ enum e2sr_question {
 #define E2SR_LEFT_NAMES		0x0002	/* removed names in the directory */
 #define E2SR_LEFT_UNWRITTEN	0x0004	/* its unwritten extents */
 #define E2SR_LEFT_RECORD	0x0008	/* its free record (--free-inodes) */
+#define E2SR_LEFT_BLOCKS	0x0010	/* free blocks another reading of */
+					/* it maps (--all-free) */
 
 struct e2sr_question_entry {
 	ext2_ino_t		ino;
 	__u16			why;		/* enum e2sr_question */
 	__u16			left;		/* E2SR_LEFT_*; 0: nothing */
 	__u16			seen;		/* E2SR_LEFT_*: what the scan */
-						/* passed by (unwritten) */
+						/* passed by (unwritten, */
+						/* blocks) */
 };
 
 /*
@@ -385,6 +388,8 @@ struct e2sr_livemap {
 						/* whose bit is clear, or 0 */
 	ext2fs_block_bitmap	linked_blocks;	/* what such records map */
 	int			linked_unknown;	/* one's map unreadable */
+	ext2fs_block_bitmap	guessed;	/* what questioned records */
+						/* may map read otherwise */
 	int			complete;
 };
 
