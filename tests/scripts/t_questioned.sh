@@ -24,6 +24,14 @@
 #           the htree flag (0x81001)
 #   other   the same, not +s (0x81000)
 #
+# Image "hidden" (ext4, inline_data, 1k blocks, no journal):
+#
+#   hidden  a live plain file whose extent tree the inline-data flag
+#           hides (0x10080000), its blocks free in the bitmap: e2fsck -fy
+#           clears the inline flag and gives the file its blocks back, so
+#           they are never free space to wipe (--sanitize on ff034e3
+#           zeroed them, and the file read as zeros after e2fsck -fy)
+#
 # Each image runs with -y, -y --sanitize, -y --free-inodes and
 # -y --dir-slack.  For every record and mode: its bytes in the inode table
 # (but the controls') are unchanged, and so are the blocks
@@ -35,7 +43,9 @@
 # JSON lists it as questioned.  Exit status, documented: "inline" 5 in
 # every mode (1: the deleted +s records are scrubbed; 4: records left);
 # "unwritten" 4 with -y, --free-inodes and --dir-slack (nothing else to
-# do; records left), 5 with --sanitize (free blocks wiped too).
+# do; records left), 5 with --sanitize (free blocks wiped too); "hidden"
+# 0 but with --sanitize, 5 (free space wiped, hidden's blocks left).
+# For hidden, also: e2fsck -fy of the result reads the file as it was.
 . "$(dirname "$0")/../lib.sh"
 
 W=$T/w
@@ -122,6 +132,19 @@ sif other flags 0x81000
 EOF
 }
 
+mk_hidden() {
+	mkimg "$1" 4M -t ext4 -O inline_data,^has_journal -b 1024
+	yes KEEP-HIDDEN | head -c 3000 >"$W/h"
+	dfs "$1" <<EOF
+write $W/h hidden
+sif hidden flags 0x10080000
+EOF
+	debugfs -R "ex hidden" "$1" 2>/dev/null | awk 'NR > 1 { print $8, $10 }' |
+	while read -r s e; do
+		echo "freeb $s $((e - s + 1))"
+	done | dfs "$1"
+}
+
 # The deleted records' numbers, in creation order after lost+found (11):
 # dir 12, keep 13, secret 14, gone 15, freed 16, dev 17 (made before any
 # is removed, so none is used twice).  Checked below, once built.
@@ -186,6 +209,8 @@ run() {
 
 mk_inline "$W/inline.img"
 mk_unwritten "$W/unwritten.img"
+mk_hidden "$W/hidden.img"
+hidden=$(ino "$W/hidden.img" hidden)
 dir=$(ino "$W/inline.img" dir)
 if [ "$(debugfs -R "stat <$gone>" "$W/inline.img" 2>/dev/null |
 	sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')" != 0x10080001 ]; then
@@ -212,6 +237,15 @@ for i in $pre $other; do
 		exit 0
 	fi
 done
+fsck_lines "$W/hidden.img" "$W/fsck.hidden"
+hblk=$(debugfs -R "ex hidden" "$W/hidden.img" 2>/dev/null |
+	awk 'NR == 2 { print $8 }')
+if ! grep -q "^Inode $hidden " "$W/fsck.hidden" || [ -z "$hblk" ] ||
+   ! debugfs -R "testb $hblk" "$W/hidden.img" 2>/dev/null |
+	grep -q "not in use"; then
+	fail "questioned image" "hidden is not questioned, or its blocks not free"
+	exit 0
+fi
 if [ "$(count OLD-BYTES "$W/unwritten.img")" = 0 ]; then
 	fail "questioned image" "no old bytes under the unwritten extents"
 	exit 0
@@ -240,4 +274,24 @@ for mode in "" --sanitize --free-inodes --dir-slack; do
 		"$pre" yes $want pre
 	check "questioned unwritten $m" "$W/y.img" "$W/unwritten.img" \
 		"$other" $r $want other
+
+	cp "$W/fsck.hidden" "$W/fsck.before"
+	e2fsck -fn "$W/hidden.img" >/dev/null 2>&1
+	fb=$?
+	run "$W/hidden.img" $mode
+	case $mode in --sanitize) want=5 r=yes ;; *) want=0 r=no ;; esac
+	check "questioned hidden map $m" "$W/y.img" "$W/hidden.img" \
+		"$hidden" $r $want hidden
+	# What e2fsck -fy makes of it: the file, as it was.
+	cp "$W/hidden.img" "$W/h0.img"
+	e2fsck -fy "$W/h0.img" >/dev/null 2>&1
+	e2fsck -fy "$W/y.img" >/dev/null 2>&1
+	if [ "$(debugfs -R "cat hidden" "$W/y.img" 2>/dev/null | sha256sum)" != \
+	     "$(debugfs -R "cat hidden" "$W/h0.img" 2>/dev/null | sha256sum)" ]
+	then
+		fail "questioned hidden map, after e2fsck -fy $m" \
+			"the file no longer reads as it did"
+	else
+		pass "questioned hidden map, after e2fsck -fy $m"
+	fi
 done
