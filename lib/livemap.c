@@ -592,6 +592,7 @@ static errcode_t note_guessed(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	ext2_extent_handle_t h;
 	errcode_t err;
 	int op, i, any_free = 0;
+	blk64_t len;
 
 	if (!lm->guessed) {
 		err = ext2fs_alloc_generic_bmap(fs,
@@ -618,12 +619,9 @@ static errcode_t note_guessed(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			     op = EXT2_EXTENT_NEXT) {
 				if (e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
 					continue;
-				if (e.e_flags & EXT2_EXTENT_FLAGS_LEAF)
-					any_free |= guess_range(fs, lm, e.e_pblk,
-							    e.e_len);
-				else
-					any_free |= guess_range(fs, lm, e.e_pblk,
-							    1);
+				len = e.e_flags & EXT2_EXTENT_FLAGS_LEAF ?
+				      e.e_len : 1;
+				any_free |= guess_range(fs, lm, e.e_pblk, len);
 			}
 			ext2fs_extent_free(h);
 		}

@@ -117,7 +117,8 @@ enum e2sr_question e2sr_record_contradicts(ext2_filsys fs, ext2_ino_t ino,
 	/* In pass 1's order: the first question it would ask. */
 	if ((flags & EXT4_INLINE_DATA_FL) && (flags & EXT4_EXTENTS_FL))
 		return E2SR_Q_INLINE_EXTENTS;
-	if ((flags & EXT4_INLINE_DATA_FL) && !ext2fs_has_feature_inline_data(sb))
+	if ((flags & EXT4_INLINE_DATA_FL) &&
+	    !ext2fs_has_feature_inline_data(sb))
 		return E2SR_Q_INLINE_FEATURE;
 
 	if (is_special(mode)) {
