@@ -275,6 +275,28 @@ void json_coverage(FILE *f, const struct e2sr_ctx *ctx,
 		st && st->written ? "true" : "false");
 }
 
+/* What a run left of a questioned record: E2SR_LEFT_* as JSON strings. */
+static void json_left(unsigned int left)
+{
+	static const struct {
+		unsigned int	bit;
+		const char	*key;
+	} keys[] = {
+		{ E2SR_LEFT_FILE, "secure_delete_file" },
+		{ E2SR_LEFT_NAMES, "names" },
+		{ E2SR_LEFT_UNWRITTEN, "unwritten_extents" },
+		{ E2SR_LEFT_RECORD, "free_record" },
+		{ E2SR_LEFT_BLOCKS, "free_blocks" },
+	};
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (left & keys[i].bit)
+			fprintf(json_out, "%s\"%s\"", n++ ? ", " : "",
+				keys[i].key);
+}
+
 void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		errcode_t err)
 {
@@ -365,6 +387,20 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 			fprintf(json_out, "null}");
 	}
 	fprintf(json_out, "],\n  \"left_for_e2fsck\": %zu,\n", p->left);
+	/* Records whose flags or maps contradict each other, left. */
+	fprintf(json_out, "  \"questioned\": [");
+	for (i = n = 0; i < ctx->inv.question_count; i++) {
+		const struct e2sr_question_entry *q = &ctx->inv.questions[i];
+
+		if (!q->left)
+			continue;
+		fprintf(json_out, "%s{\"inode\": %u, \"why\": \"%s\", "
+			"\"left\": [", n++ ? ", " : "", q->ino,
+			e2sr_question_key(q->why));
+		json_left(q->left);
+		fprintf(json_out, "]}");
+	}
+	fprintf(json_out, "],\n");
 	if (o->json_plan)
 		actions_json(json_out);
 	fprintf(json_out, "  \"timings\": {\"open\": %.3f, \"scan\": %.3f, "

@@ -472,6 +472,69 @@ static void print_unwritten_plan(const struct e2sr_ctx *ctx,
 	printf("\n");
 }
 
+/* What a run left of questioned records, as words: @left, E2SR_LEFT_*. */
+static void print_left(unsigned int left)
+{
+	static const struct {
+		unsigned int	bit;
+		const char	*what;
+	} what[] = {
+		{ E2SR_LEFT_FILE, "a secure-delete file, whole" },
+		{ E2SR_LEFT_NAMES, "the removed names in it" },
+		{ E2SR_LEFT_UNWRITTEN, "its unwritten extents" },
+		{ E2SR_LEFT_RECORD, "its free record" },
+		{ E2SR_LEFT_BLOCKS, "free blocks it may map" },
+	};
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < sizeof(what) / sizeof(what[0]); i++)
+		if (left & what[i].bit)
+			printf("%s%s", n++ ? ", " : "", what[i].what);
+}
+
+/*
+ * The records left because their flags or maps contradict each other
+ * (lib/sanity.c): one line per kind of contradiction, naming each
+ * record once, and what of them was left.
+ */
+static void report_questioned(const struct e2sr_ctx *ctx,
+			      const struct cmd_opts *o)
+{
+	const struct e2sr_inventory *inv = &ctx->inv;
+	unsigned int left;
+	size_t i, n;
+	int why;
+
+	for (why = E2SR_Q_NONE + 1; why < E2SR_Q_COUNT; why++) {
+		n = 0;
+		for (i = 0; i < inv->question_count; i++)
+			n += inv->questions[i].why == why &&
+			     inv->questions[i].left;
+		if (!n)
+			continue;
+		printf("%s: inode%s", o->device, n > 1 ? "s" : "");
+		left = 0;
+		for (i = 0, n = 0; i < inv->question_count; i++) {
+			const struct e2sr_question_entry *q =
+				&inv->questions[i];
+
+			if (q->why != why || !q->left)
+				continue;
+			if (n < 12)
+				printf("%s %u", n ? "," : "", q->ino);
+			left |= q->left;
+			n++;
+		}
+		if (n > 12)
+			printf(" and %zu more", n - 12);
+		printf(": %s, as e2fsck would question %s: left for e2fsck (",
+		       e2sr_question_text(why), n > 1 ? "them" : "it");
+		print_left(left);
+		printf("); run e2fsck -f, then e2secrm again\n");
+	}
+}
+
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_plan *plan = &ctx->plan;
@@ -482,6 +545,9 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	for (i = 0; i < ctx->inv.count; i++) {
 		const struct e2sr_file *f = &ctx->inv.files[i];
 
+		/* Named with its kind of contradiction, below. */
+		if (f->questioned)
+			continue;
 		if (f->state == E2SR_STATE_ORPHAN)
 			printf("%s: inode %u is an orphan (in use, no links): "
 			       "left for e2fsck; run e2secrm again after it\n",
@@ -520,6 +586,7 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			       error_message(f->map_error) :
 			       "tree blocks in use again");
 	}
+	report_questioned(ctx, o);
 	if (plan->name_dirs_damaged)
 		printf("%s: names in %zu damaged director%s were left\n",
 		       o->device, plan->name_dirs_damaged,

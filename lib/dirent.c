@@ -401,6 +401,7 @@ static int may_hold_names(const struct e2sr_ctx *ctx, ext2_ino_t dir)
 errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 {
 	struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_question_entry *q;
 	struct name_walk w;
 	size_t i, before;
 	errcode_t err;
@@ -421,6 +422,19 @@ errcode_t e2sr_names_plan(struct e2sr_ctx *ctx)
 		}
 		if (!may_hold_names(ctx, ctx->inv.dirs[i]))
 			continue;
+		/*
+		 * Flags or maps that contradict each other: where its
+		 * entries are is a guess (inline or blocks, which map):
+		 * its names stay, for e2fsck first.
+		 */
+		q = e2sr_questioned(ctx, ctx->inv.dirs[i]);
+		if (q) {
+			err = e2sr_question_leave(ctx, q->ino, q->why,
+						  E2SR_LEFT_NAMES);
+			if (err)
+				break;
+			continue;
+		}
 		before = w.found;
 		err = walk_dir(&w, ctx->inv.dirs[i]);
 		if (err == EXT2_ET_NO_MEMORY)
@@ -592,8 +606,13 @@ static errcode_t apply_dir(struct name_apply *p)
 	struct ext2_inode inode;
 	errcode_t err;
 
-	/* The guard of every rewrite of its blocks (or its record). */
+	/*
+	 * The guard of every rewrite of its blocks (or its record), and
+	 * of its record: flags and map that agree.
+	 */
 	err = e2sr_wipe_check_dir(p->ctx, p->dir, p->write);
+	if (!err)
+		err = e2sr_record_check(p->ctx, p->dir);
 	if (!err)
 		err = ext2fs_read_inode(fs, p->dir, &inode);
 	if (err)

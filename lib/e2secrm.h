@@ -56,7 +56,8 @@ enum e2sr_state {
 	E2SR_STATE_LIVE = 0,	/* in the inode bitmap, linked */
 	E2SR_STATE_ORPHAN,	/* in the inode bitmap, no links: e2fsck's */
 	E2SR_STATE_DELETED,	/* free record that still carries the flag */
-	E2SR_STATE_UNCLEAR,	/* bitmap and record or names disagree */
+	E2SR_STATE_UNCLEAR,	/* bitmap and record or names disagree, or */
+				/* the record itself (e2sr_file.questioned) */
 	E2SR_STATE_HISTORIC,	/* only in the journal: record reused */
 };
 
@@ -119,6 +120,45 @@ struct e2sr_file {
 	int			had_data;	/* some version had size/blocks */
 	blk64_t			blocks_said;	/* most a version counted */
 	ext2_ino_t		ea_owner;	/* an EA inode: whose value */
+	__u16			questioned;	/* enum e2sr_question */
+};
+
+/*
+ * sanity.c: why a record's flags or maps contradict each other, as
+ * e2fsck's pass 1 would question it.  Such a record is never edited, nor
+ * the blocks it maps: it is left for e2fsck.
+ */
+enum e2sr_question {
+	E2SR_Q_NONE = 0,
+	E2SR_Q_INLINE_EXTENTS,	/* inline data and extents flags */
+	E2SR_Q_INLINE_FEATURE,	/* inline data flag, no inline_data */
+	E2SR_Q_SPECIAL_MAP,	/* device, fifo, socket with a map */
+	E2SR_Q_EXTENTS_FEATURE,	/* extents flag, no extents feature */
+	E2SR_Q_INDEX,		/* htree flag where it cannot be */
+	E2SR_Q_INLINE_NO_DATA,	/* inline data flag, no system.data */
+	E2SR_Q_INLINE_SIZE,	/* inline dir or symlink, size not its data */
+	E2SR_Q_SYMLINK,		/* symlink size, flags or target disagree */
+	E2SR_Q_EXTENT_HEADER,	/* extents flag, header does not verify */
+	E2SR_Q_EXTENT_NOFLAG,	/* an extent header, no extents flag */
+	E2SR_Q_DIR_SIZE,	/* directory size not a multiple of blocks */
+	E2SR_Q_COUNT
+};
+
+/* What the run left of a questioned record (e2sr_question_entry.left). */
+#define E2SR_LEFT_FILE		0x0001	/* a secure-delete file, whole */
+#define E2SR_LEFT_NAMES		0x0002	/* removed names in the directory */
+#define E2SR_LEFT_UNWRITTEN	0x0004	/* its unwritten extents */
+#define E2SR_LEFT_RECORD	0x0008	/* its free record (--free-inodes) */
+#define E2SR_LEFT_BLOCKS	0x0010	/* free blocks another reading of */
+					/* it maps (--all-free) */
+
+struct e2sr_question_entry {
+	ext2_ino_t		ino;
+	__u16			why;		/* enum e2sr_question */
+	__u16			left;		/* E2SR_LEFT_*; 0: nothing */
+	__u16			seen;		/* E2SR_LEFT_*: what the scan */
+						/* passed by (unwritten, */
+						/* blocks) */
 };
 
 /*
@@ -278,6 +318,9 @@ struct e2sr_inventory {
 	 */
 	struct e2sr_owned	*owned;
 	size_t			owned_count;
+	struct e2sr_question_entry *questions;	/* records questioned, */
+	size_t			question_count;	/* sorted by inode */
+	size_t			question_alloc;	/* (sanity.c) */
 };
 
 /*
@@ -373,6 +416,8 @@ struct e2sr_livemap {
 						/* whose bit is clear, or 0 */
 	ext2fs_block_bitmap	linked_blocks;	/* what such records map */
 	int			linked_unknown;	/* one's map unreadable */
+	ext2fs_block_bitmap	guessed;	/* what questioned records */
+						/* may map read otherwise */
 	int			complete;
 };
 
@@ -595,6 +640,10 @@ void e2sr_coverage_next(const struct e2sr_ctx *ctx,
 
 /* blockmap.c */
 const char *e2sr_extent_kind_name(enum e2sr_extent_kind kind);
+
+/* sanity.c */
+const char *e2sr_question_key(enum e2sr_question why);
+const char *e2sr_question_text(enum e2sr_question why);
 
 /* execute.c */
 errcode_t e2sr_execute_check(struct e2sr_ctx *ctx);

@@ -117,6 +117,22 @@ void e2sr_unwritten_action(const struct e2sr_unwritten *u,
 /* free_inodes.c: the kind E2SR_KIND_FREE_RECORDS, whole */
 extern const struct e2sr_kind e2sr_kind_free_records;
 
+/* sanity.c: records whose flags or maps contradict each other */
+enum e2sr_question e2sr_record_contradicts(ext2_filsys fs, ext2_ino_t ino,
+					   const struct ext2_inode_large *inode,
+					   int isize);
+enum e2sr_question e2sr_raw_record_contradicts(ext2_filsys fs, ext2_ino_t ino,
+					       const void *raw,
+					       struct ext2_inode_large *out);
+struct e2sr_question_entry *e2sr_questioned(const struct e2sr_ctx *ctx,
+					    ext2_ino_t ino);
+errcode_t e2sr_question_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			     enum e2sr_question why);
+errcode_t e2sr_question_leave(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			      enum e2sr_question why, unsigned int what);
+void e2sr_questions_replan(struct e2sr_ctx *ctx);
+errcode_t e2sr_record_check(struct e2sr_ctx *ctx, ext2_ino_t ino);
+
 /* coverage.c */
 errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
 int e2sr_coverage_readable(const struct e2sr_coverage *c, __u32 tid);

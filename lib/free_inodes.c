@@ -186,12 +186,16 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 	__u32 per_block = fs->blocksize / isize;
 	__u32 ipg = fs->super->s_inodes_per_group;
 	__u32 used = group_used(fs, group), idx, i;
-	struct ext2_inode_large *rec;
+	struct ext2_inode_large *rec, *cpu;
+	enum e2sr_question why;
 	ext2_ino_t ino;
 	errcode_t err;
 	blk64_t b;
 
 	*count = 0;
+	err = ext2fs_get_mem(isize, &cpu);
+	if (err)
+		return err;
 	for (b = 0; b < n; b++) {
 		changed[b] = 0;
 		for (i = 0; i < per_block; i++) {
@@ -207,17 +211,36 @@ static errcode_t scrub_blocks(struct e2sr_ctx *ctx, dgrp_t group,
 			    bsearch(&ino, plan->inodes, plan->inode_count,
 				    sizeof(ino), cmp_ino))
 				continue;
+			/*
+			 * Flags or maps that contradict each other, as
+			 * e2fsck's pass 1 asks of a record with links,
+			 * whatever its bit: e2fsck decides, not a guess
+			 * here (sanity.c; a record with no links is asked
+			 * nothing, by pass 1 or here).
+			 */
+			why = e2sr_raw_record_contradicts(fs, ino, rec, cpu);
+			if (why) {
+				err = mode == SCRUB_PLAN ?
+				      e2sr_question_leave(ctx, ino, why,
+							  E2SR_LEFT_RECORD) :
+				      0;
+				if (err)
+					goto out;
+				continue;
+			}
 			if (mode == SCRUB_PLAN) {
 				err = note_record(fp, ino);
 				if (err)
-					return err;
+					goto out;
 			}
 			scrub_one(fs, ino, idx, used, rec);
 			changed[b] = 1;
 			(*count)++;
 		}
 	}
-	return 0;
+out:
+	ext2fs_free_mem(&cpu);
+	return err;
 }
 
 static errcode_t add_run(struct free_plan *fp, dgrp_t group, blk64_t blk)
@@ -428,6 +451,7 @@ static errcode_t free_records_apply(struct e2sr_ctx *ctx,
 	__u32 per_block = fs->blocksize / isize, idx;
 	blk64_t *wiped = ctx->stats.wiped[E2SR_KIND_FREE_RECORDS];
 	unsigned char *buf, *changed, *rec;
+	struct ext2_inode_large *cpu = NULL;
 	blk64_t table, first, count, b, e;
 	size_t i, end, k;
 	dgrp_t group;
@@ -436,6 +460,7 @@ static errcode_t free_records_apply(struct e2sr_ctx *ctx,
 	err = chunk_buffers(fs, &buf, &changed);
 	if (err)
 		return err;
+	err = ext2fs_get_mem(isize, &cpu);
 	for (i = 0; !err && i < n; i = end) {
 		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
@@ -462,6 +487,12 @@ static errcode_t free_records_apply(struct e2sr_ctx *ctx,
 					 "free inode %u: no longer as planned",
 					 a[k].ino);
 				err = E2SR_ERR_CHANGED;
+			}
+			if (!err && e2sr_raw_record_contradicts(fs, a[k].ino,
+								rec, cpu)) {
+				snprintf(ctx->detail, sizeof(ctx->detail),
+					 "free inode %u", a[k].ino);
+				err = E2SR_ERR_QUESTIONED;
 			}
 			if (err)
 				break;
@@ -491,6 +522,7 @@ static errcode_t free_records_apply(struct e2sr_ctx *ctx,
 	}
 	ext2fs_free_mem(&buf);
 	ext2fs_free_mem(&changed);
+	ext2fs_free_mem(&cpu);
 	/* The records libext2fs may remember are the ones just replaced. */
 	ext2fs_flush_icache(fs);
 	return err;

@@ -36,6 +36,7 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 	if (inv->unseen)
 		ext2fs_free_block_bitmap(inv->unseen);
 	ext2fs_free_mem(&inv->owned);
+	ext2fs_free_mem(&inv->questions);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -83,9 +84,20 @@ static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			     struct ext2_inode_large *inode)
 {
 	ext2_filsys fs = ctx->fs;
+	struct e2sr_question_entry *q;
 	struct e2sr_file *file;
 	errcode_t err;
 
+	/* The live scan asked already; a group's tail is asked here. */
+	q = e2sr_questioned(ctx, ino);
+	if (!q) {
+		err = e2sr_question_note(ctx, ino,
+					 e2sr_record_contradicts(fs, ino, inode,
+						EXT2_INODE_SIZE(fs->super)));
+		if (err)
+			return err;
+		q = e2sr_questioned(ctx, ino);
+	}
 	err = e2sr_inventory_add(&ctx->inv, &file);
 	if (err)
 		return err;
@@ -108,6 +120,19 @@ static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
 		file->state = E2SR_STATE_UNCLEAR;
 	else
 		file->state = E2SR_STATE_DELETED;
+	/*
+	 * Flags or maps that contradict each other: what e2fsck will make
+	 * of the record is a guess, so nothing of it is planned (the plan
+	 * leaves unclear files to e2fsck).  Its map is still read, for
+	 * the report; nothing is wiped from it.
+	 */
+	if (q) {
+		file->questioned = q->why;
+		q->left |= E2SR_LEFT_FILE;
+		if (file->state == E2SR_STATE_LIVE ||
+		    file->state == E2SR_STATE_DELETED)
+			file->state = E2SR_STATE_UNCLEAR;
+	}
 	return e2sr_file_map(ctx, file, inode);
 }
 
@@ -317,7 +342,12 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 		if (!(ino & 4095))
 			e2sr_progress(ctx, E2SR_STAGE_SCAN, ino,
 				      fs->super->s_inodes_count);
-		err = note_dir(ctx, ino, (struct ext2_inode *)inode);
+		/* Before the live map sees it: it asks (unwritten extents). */
+		err = e2sr_question_note(ctx, ino,
+					 e2sr_record_contradicts(fs, ino, inode,
+								 isize));
+		if (!err)
+			err = note_dir(ctx, ino, (struct ext2_inode *)inode);
 		if (!err)
 			err = e2sr_livemap_note(ctx, ino, inode, csum_bad);
 		if (err)

@@ -155,6 +155,9 @@ static errcode_t records_check(struct e2sr_ctx *ctx,
 
 	for (i = 0; i < n; i++) {
 		err = e2sr_wipe_check_record(ctx, a[i].ino, 0);
+		/* Flags and map that agree, as when it was planned. */
+		if (!err)
+			err = e2sr_record_check(ctx, a[i].ino);
 		if (err)
 			return err;
 	}
@@ -352,11 +355,37 @@ static const struct e2sr_kind kind_journal = {
 	.check = journal_check, .apply = e2sr_wipe_journal_apply,
 };
 
+/*
+ * The free blocks that a record whose flags or maps contradict each
+ * other may map, read as e2fsck may read it, are kept out of the free
+ * space (livemap.c): left, once the free space is planned.
+ */
+static errcode_t all_free_plan(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_inventory *inv = &ctx->inv;
+	errcode_t err;
+	size_t i;
+
+	if (!ctx->plan.free_all)
+		return 0;
+	for (i = 0; i < inv->question_count; i++) {
+		if (!(inv->questions[i].seen & E2SR_LEFT_BLOCKS))
+			continue;
+		err = e2sr_question_leave(ctx, inv->questions[i].ino,
+					  inv->questions[i].why,
+					  E2SR_LEFT_BLOCKS);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static const struct e2sr_kind kind_all_free = {
 	.count = { { "all_free_blocks", "all free blocks",
 		     "all free blocks", "blocks" } },
 	.phase = 2,
 	.shown = all_free_shown,
+	.plan = all_free_plan,
 	.planned = all_free_planned,
 	.actions = all_free_actions,
 	.stage = E2SR_STAGE_FREE,

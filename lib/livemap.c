@@ -101,6 +101,8 @@ void e2sr_livemap_free(struct e2sr_livemap *lm)
 		ext2fs_free_inode_bitmap(lm->unwritten_inodes);
 	if (lm->linked_blocks)
 		ext2fs_free_block_bitmap(lm->linked_blocks);
+	if (lm->guessed)
+		ext2fs_free_block_bitmap(lm->guessed);
 	ext2fs_free_mem(&lm->dirruns);
 	ext2fs_free_mem(&lm->inline_dirs);
 	ext2fs_free_mem(&lm->buf);
@@ -216,6 +218,7 @@ static errcode_t note_unwritten(struct e2sr_ctx *ctx, ext2_ino_t ino,
 				const struct ext2fs_extent *ext)
 {
 	struct e2sr_livemap *lm = &ctx->live;
+	struct e2sr_question_entry *q;
 	errcode_t err;
 
 	if (!(ext->e_flags & EXT2_EXTENT_FLAGS_UNINIT) || !ext->e_len ||
@@ -238,6 +241,16 @@ static errcode_t note_unwritten(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			return err;
 	}
 	ext2fs_mark_inode_bitmap2(lm->unwritten_inodes, ino);
+	/*
+	 * A record whose flags or maps contradict each other: which
+	 * extents are its own is a guess, and none of them is zeroed
+	 * (unwritten.c leaves it for e2fsck).
+	 */
+	q = e2sr_questioned(ctx, ino);
+	if (q) {
+		q->seen |= E2SR_LEFT_UNWRITTEN;
+		return 0;
+	}
 	if (!(ctx->opts.sanitize & (E2SR_FREE_ALL | E2SR_FREE_IF_LOST)))
 		return 0;
 	return note_extent(&ctx->inv, ino, ext);
@@ -546,6 +559,84 @@ static errcode_t note_linked_free(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	return 0;
 }
 
+/* Keep [blk, blk + len) out of free space; whether any of it is free. */
+static int guess_range(ext2_filsys fs, struct e2sr_livemap *lm,
+		       blk64_t blk, blk64_t len)
+{
+	blk64_t end = ext2fs_blocks_count(fs->super), at;
+
+	if (blk < fs->super->s_first_data_block || blk >= end || !len)
+		return 0;
+	if (len > end - blk)
+		len = end - blk;
+	ext2fs_mark_block_bitmap_range2(lm->guessed, blk, len);
+	return !e2sr_find_first_zero(fs->block_map, blk, blk + len - 1, &at);
+}
+
+/*
+ * A record whose flags or maps contradict each other (sanity.c) may be
+ * given back, by e2fsck, a map its flags do not say: an extent tree its
+ * inline flag hides, or its i_block read as block pointers when both
+ * flags go.  Every block such a reading names is kept out of free space
+ * (@lm->guessed): a guess is never wiped.  Nothing here refuses; a
+ * reading that does not walk stops where it stops.
+ */
+static errcode_t note_guessed(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			      const struct ext2_inode *in)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_livemap *lm = &ctx->live;
+	unsigned long long steps, max_steps;
+	struct ext2_inode copy = *in;
+	struct ext2fs_extent e;
+	ext2_extent_handle_t h;
+	errcode_t err;
+	int op, i, any_free = 0;
+	blk64_t len;
+
+	if (!lm->guessed) {
+		err = ext2fs_alloc_generic_bmap(fs,
+				EXT2_ET_MAGIC_BLOCK_BITMAP64,
+				EXT2FS_BMAP64_RBTREE,
+				fs->super->s_first_data_block,
+				ext2fs_blocks_count(fs->super) - 1,
+				ext2fs_blocks_count(fs->super) - 1,
+				"blocks of questioned records", &lm->guessed);
+		if (err)
+			return err;
+	}
+	if (((in->i_flags & EXT4_INLINE_DATA_FL) ||
+	     !(in->i_flags & EXT4_EXTENTS_FL)) &&
+	    !ext2fs_extent_header_verify(copy.i_block,
+					 sizeof(copy.i_block))) {
+		copy.i_flags = (copy.i_flags & ~EXT4_INLINE_DATA_FL) |
+			       EXT4_EXTENTS_FL;
+		max_steps = 4 * ext2fs_blocks_count(fs->super) + 64;
+		if (!ext2fs_extent_open2(fs, ino, &copy, &h)) {
+			for (op = EXT2_EXTENT_ROOT, steps = 0;
+			     ++steps <= max_steps &&
+			     !ext2fs_extent_get(h, op, &e);
+			     op = EXT2_EXTENT_NEXT) {
+				if (e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT)
+					continue;
+				len = e.e_flags & EXT2_EXTENT_FLAGS_LEAF ?
+				      e.e_len : 1;
+				any_free |= guess_range(fs, lm, e.e_pblk, len);
+			}
+			ext2fs_extent_free(h);
+		}
+	}
+	/* Both flags cleared, as pass 1 may: i_block as pointers. */
+	if ((in->i_flags & EXT4_INLINE_DATA_FL) &&
+	    (in->i_flags & EXT4_EXTENTS_FL))
+		for (i = 0; i < EXT2_N_BLOCKS; i++)
+			any_free |= guess_range(fs, lm, in->i_block[i], 1);
+	/* Free by the bitmap, kept all the same: an --all-free leaves them. */
+	if (any_free)
+		e2sr_questioned(ctx, ino)->seen |= E2SR_LEFT_BLOCKS;
+	return 0;
+}
+
 /*
  * One inode of the scan.  In use is what e2fsck calls in use: its bit is
  * set.  @csum_bad: the record failed its checksum, so its map is not to
@@ -605,6 +696,8 @@ errcode_t e2sr_livemap_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	ea = ext2fs_file_acl_block(fs, in);
 	if (ea)
 		err = claim(&w, ea, 1, 1);
+	if (!err && e2sr_questioned(ctx, ino))
+		err = note_guessed(ctx, ino, in);
 	return err;
 }
 
@@ -961,6 +1054,10 @@ int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
 	    blk < fs->super->s_first_data_block || blk >= end ||
 	    count > end - blk)
 		return 1;
+	/* A questioned record's other readings count as in use. */
+	if (ctx->live.guessed &&
+	    !e2sr_range_clear(ctx->live.guessed, blk, count))
+		return 1;
 	return !e2sr_range_clear(ctx->live.blocks, blk, count);
 }
 
@@ -1069,7 +1166,7 @@ int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,
 		  blk64_t *end)
 {
 	ext2_filsys fs = ctx->fs;
-	blk64_t s = *start, e, at;
+	blk64_t s = *start, e, at, g;
 
 	if (!ctx->live.complete || s < fs->super->s_first_data_block ||
 	    last >= ext2fs_blocks_count(fs->super))
@@ -1078,13 +1175,21 @@ int e2sr_free_run(const struct e2sr_ctx *ctx, blk64_t *start, blk64_t last,
 		if (ext2fs_find_first_set_block_bitmap2(ctx->live.blocks, s,
 							e - 1, &at))
 			at = e;
+		/* A questioned record's other readings: in use too. */
+		if (ctx->live.guessed && at > s &&
+		    ext2fs_find_first_set_block_bitmap2(ctx->live.guessed, s,
+							at - 1, &g) == 0)
+			at = g;
 		if (at > s) {
 			*start = s;
 			*end = at;
 			return 1;
 		}
-		/* s is live: on past the live blocks of this run. */
-		if (e2sr_find_first_zero(ctx->live.blocks, s,
+		/* s is in use: on past it, one block at a time if guessed. */
+		if (ctx->live.guessed &&
+		    ext2fs_test_block_bitmap2(ctx->live.guessed, s))
+			s++;
+		else if (e2sr_find_first_zero(ctx->live.blocks, s,
 							 e - 1, &s))
 			s = e;
 	}

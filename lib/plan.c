@@ -234,6 +234,7 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	int k;
 
 	e2sr_plan_free(plan);
+	e2sr_questions_replan(ctx);
 	/* A plan made again needs the index the first one gave back. */
 	if (ctx->history.released && ctx->journal) {
 		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);

@@ -14,6 +14,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "e2secrmP.h"
@@ -53,6 +54,12 @@ errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino)
 				 READ_INODE_NOCSUM);
 	if (err)
 		goto out;
+	/* Never planned (sanity.c): the record changed since. */
+	if (e2sr_record_contradicts(fs, ino, inode, isize)) {
+		snprintf(ctx->detail, sizeof(ctx->detail), "inode %u", ino);
+		err = E2SR_ERR_QUESTIONED;
+		goto out;
+	}
 	e2sr_scrub_record(fs, inode);
 	err = ext2fs_write_inode_full(fs, ino, (struct ext2_inode *)inode,
 				      isize);

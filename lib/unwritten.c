@@ -339,6 +339,29 @@ static errcode_t plan_residue_extent(struct residue *rs,
 }
 
 /*
+ * The live files whose unwritten extents the scan passed by, their
+ * records questioned (sanity.c): which extents are theirs is a guess,
+ * so none is zeroed, and they are left for e2fsck.
+ */
+static errcode_t leave_questioned(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_inventory *inv = &ctx->inv;
+	errcode_t err;
+	size_t i;
+
+	for (i = 0; i < inv->question_count; i++) {
+		if (!(inv->questions[i].seen & E2SR_LEFT_UNWRITTEN))
+			continue;
+		err = e2sr_question_leave(ctx, inv->questions[i].ino,
+					  inv->questions[i].why,
+					  E2SR_LEFT_UNWRITTEN);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * Default mode, after plan_secure: the old bytes of secure-delete maps
  * under the unwritten extents of other live files (@seen: those whose
  * unwritten extents plan_secure has taken whole).
@@ -384,6 +407,9 @@ static errcode_t plan_residue(struct e2sr_ctx *ctx, ext2fs_inode_bitmap seen,
 			any = 1;
 		}
 	}
+	/* Owners the scan passed by may hold some of them: left. */
+	if (!err && any)
+		err = leave_questioned(ctx);
 	/* Who has unwritten extents over them: one bit each from the scan. */
 	for (ino = 1; !err && any && ino <= last_ino; ino++) {
 		if (e2sr_cancelled(ctx)) {
@@ -393,7 +419,9 @@ static errcode_t plan_residue(struct e2sr_ctx *ctx, ext2fs_inode_bitmap seen,
 		if (ext2fs_find_first_set_inode_bitmap2(
 				ctx->live.unwritten_inodes, ino, last_ino, &ino))
 			break;
-		if (!ext2fs_test_inode_bitmap2(seen, ino))
+		/* Not a record questioned: its extents are a guess. */
+		if (!ext2fs_test_inode_bitmap2(seen, ino) &&
+		    !e2sr_questioned(ctx, ino))
 			err = owner_hits(&rs, ino);
 	}
 	if (!err && rs.count) {
@@ -462,15 +490,17 @@ errcode_t e2sr_unwritten_plan(struct e2sr_ctx *ctx)
 		if (err)
 			return err;
 	}
-	return 0;
+	return leave_questioned(ctx);
 }
 
 /*
  * Whether the run of action @a is, right now, unwritten at the same
  * blocks in its file.
  */
-static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_action *a)
+static errcode_t still_unwritten(struct e2sr_ctx *ctx,
+				 const struct e2sr_action *a)
 {
+	ext2_filsys fs = ctx->fs;
 	struct ext2fs_extent ext;
 	ext2_extent_handle_t h;
 	blk64_t lblk = a->lblk, end = (blk64_t)a->lblk + a->count;
@@ -478,6 +508,10 @@ static errcode_t still_unwritten(ext2_filsys fs, const struct e2sr_action *a)
 
 	if (!ext2fs_test_inode_bitmap2(fs->inode_map, a->ino))
 		return E2SR_ERR_WRITE_UNWRITTEN;
+	/* Its record as it is now: flags and map that agree. */
+	err = e2sr_record_check(ctx, a->ino);
+	if (err)
+		return err;
 	err = ext2fs_extent_open(fs, a->ino, &h);
 	if (err)
 		return err;
@@ -507,7 +541,7 @@ errcode_t e2sr_unwritten_check(struct e2sr_ctx *ctx,
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		err = still_unwritten(ctx->fs, &a[i]);
+		err = still_unwritten(ctx, &a[i]);
 		if (!err)
 			err = e2sr_wipe_check_unwritten(ctx, a[i].blk,
 							a[i].count);
@@ -547,7 +581,7 @@ errcode_t e2sr_unwritten_apply(struct e2sr_ctx *ctx,
 	for (i = 0; i < n; i++) {
 		if (e2sr_cancelled(ctx))
 			return E2SR_ERR_CANCELLED;
-		err = still_unwritten(ctx->fs, &a[i]);
+		err = still_unwritten(ctx, &a[i]);
 		if (!err)
 			err = e2sr_wipe_unwritten_range(ctx, a[i].blk,
 							a[i].count);

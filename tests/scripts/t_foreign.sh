@@ -30,7 +30,15 @@
 #     root, its mode, size and link target, every mapped block as it
 #     reads: e2secrm-fstool tree; nothing live was lost, whatever the
 #     damage); in the default mode, a second -y has nothing left to
-#     wipe (no exit bit 1): what the first planned, it wrote.
+#     wipe (no exit bit 1): what the first planned, it wrote;
+#   - no live record (its bit set in the inode bitmap) is edited but
+#     where the plan says so, and never one the run questioned: every
+#     record whose raw bytes -y changed (e2secrm-fstool records, against
+#     the image as given, or as e2fsck -E journal_only replays it when it
+#     needs recovery) is an inline directory whose removed names -y's
+#     plan lists (a names action naming it), and is not in the JSON's
+#     questioned list (lib/sanity.c: flags or maps that contradict each
+#     other are left for e2fsck).
 #
 # No status >= 124 (a hang or a crash).  One PASS or FAIL per image and
 # run; the whole is skipped, as skipped, when the images are not there.
@@ -70,6 +78,37 @@ tree() {
 	timeout 120 e2fsck -fy ${3:+-j "$3"} "$1" >/dev/null 2>&1
 	timeout 120 "$FSTOOL" tree "$1" >"$2" 2>&1
 	echo "exit $?" >>"$2"
+}
+
+# live_edits ORIG: the live records -y edited in $W/y.img that its plan
+# does not name, or that it questioned; prints them, one a line, with
+# why.  ORIG as -y saw it: replayed first when it needs recovery.
+live_edits() {
+	cp "$1" "$W/b.img"
+	[ -n "$JNL" ] && cp "$JNL" "$W/b.jnl"
+	if dumpe2fs -h "$W/b.img" 2>/dev/null | grep -q needs_recovery; then
+		timeout 60 e2fsck -fy -E journal_only ${JNL:+-j "$W/b.jnl"} \
+			"$W/b.img" >/dev/null 2>&1
+	fi
+	# No bitmap to read: nothing is called live, nothing is checked.
+	"$FSTOOL" records "$W/b.img" >"$W/rec.before" 2>/dev/null || return 0
+	"$FSTOOL" records "$W/y.img" >"$W/rec.after" 2>/dev/null
+	planned=" $(jq -r '.actions[]? | select(.kind == "names") | .inode' \
+		"$W/y.json" 2>/dev/null | sort -u | tr '\n' ' ') "
+	questioned=" $(jq -r '.questioned[]?.inode' "$W/y.json" 2>/dev/null |
+		tr '\n' ' ') "
+	awk 'NR == FNR { a[$1] = $2; next }
+	     ($1 in a) && a[$1] != $2 { print $1 }' \
+		"$W/rec.after" "$W/rec.before" |
+	while read -r i; do
+		case $questioned in
+		*" $i "*) echo "$i (questioned)"; continue ;;
+		esac
+		case $planned in
+		*" $i "*) ;;
+		*) echo "$i (not planned)" ;;
+		esac
+	done
 }
 
 # judge NAME ORIG OPTIONS...: one image, one run, one verdict.
@@ -138,6 +177,11 @@ judge() {
 	if [ -z "$n_plan" ] || [ "$n_plan" = null ] ||
 	   [ "$n_plan" != "$y_plan" ] || [ "$y_plan" != "$y_done" ]; then
 		fail "$name" "the actions of -n, -y's plan and -y's writes differ"
+		return
+	fi
+	edits=$(live_edits "$orig")
+	if [ -n "$edits" ]; then
+		fail "$name" "-y edited live records: $(echo $edits)"
 		return
 	fi
 	if [ $# -eq 0 ]; then
