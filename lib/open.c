@@ -524,28 +524,6 @@ static errcode_t may_release_orphans(struct e2sr_ctx *ctx)
 }
 
 /*
- * The superblock as write_replay() will leave it, so that the release
- * built on it is what a run cut after the replay builds again.
- */
-static void as_replayed(struct e2sr_ctx *ctx, struct ext2_super_block *sb)
-{
-	const struct e2sr_jrecovery *rec = &ctx->replay.recovery;
-	__u64 bytes;
-
-	if (ctx->replay.how != E2SR_RECOVERY_VIEW)
-		return;
-	bytes = (__u64)rec->nblocks * ctx->journal->blocksize;
-	if (ctx->replay.overlay)
-		bytes += (__u64)e2sr_overlay_count(ctx->replay.overlay) *
-			 e2sr_overlay_unit(ctx->replay.overlay);
-	if (ctx->journal->jsb.start)
-		bytes += ctx->journal->blocksize;
-	ext2fs_clear_feature_journal_needs_recovery(sb);
-	if (sb->s_kbytes_written)
-		sb->s_kbytes_written += bytes >> 10;
-}
-
-/*
  * A file deleted (or being truncated) while open stays on the orphan
  * list or in the orphan file until the next mount or e2fsck releases
  * it.  The release is decided here, in memory, as recovery is: on a
@@ -596,9 +574,15 @@ static errcode_t release_orphans(struct e2sr_ctx *ctx)
 					   sizeof(ctx->detail));
 	if (err)
 		goto out;
+	/*
+	 * The superblock the transaction carries says needs_recovery, as
+	 * it is on the device until the end of the write: replayed over it
+	 * before the journal is marked empty, a clear flag would have the
+	 * kernel discard a log not yet wholly replayed.
+	 */
 	fs->now = now;
 	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	as_replayed(ctx, fs->super);
+	ext2fs_set_feature_journal_needs_recovery(fs->super);
 	err = ext2fs_close_free(&fs);
 	if (!err)
 		err = reopen_ro(ctx, e2sr_overlay_manager(o->overlay));
@@ -738,6 +722,16 @@ static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 	err = open_fs(ctx, OPEN_RW, base_manager(ctx), rw);
 	if (err)
 		return err;
+	/*
+	 * Orphans to release next: needs_recovery stays until their
+	 * release is written, and the byte count waits with it, so that
+	 * a run cut in between finds the superblock the release was
+	 * built on.  (A recovery with errors does not come this far.)
+	 */
+	if (ctx->orphans.how == E2SR_RECOVERY_VIEW) {
+		ctx->replay.how = E2SR_RECOVERY_REPLAYED;
+		return 0;
+	}
 	sb = (*rw)->super;
 	ext2fs_clear_feature_journal_needs_recovery(sb);
 	if (rec->tag_csum_bad)
@@ -804,7 +798,9 @@ static errcode_t write_orphans(struct e2sr_ctx *ctx, ext2_filsys *rw)
 		return err;
 	ext2fs_clear_feature_journal_needs_recovery((*rw)->super);
 	if ((*rw)->super->s_kbytes_written)
-		(*rw)->super->s_kbytes_written += o->bytes >> 10;
+		(*rw)->super->s_kbytes_written += (o->bytes +
+			(ctx->replay.how == E2SR_RECOVERY_REPLAYED ?
+			 ctx->replay.bytes : 0)) >> 10;
 	return flush_super(*rw);
 }
 
