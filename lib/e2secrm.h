@@ -479,6 +479,10 @@ struct e2sr_orphans {
 	struct e2sr_overlay	*overlay;	/* the release, in memory */
 	/* The journal as found: begin_write compares it, views read it. */
 	struct e2sr_journal	*found_journal;
+	/* Blocks logged before their release: the old map (orphan.c). */
+	blk64_t			*ev_blk;
+	unsigned char		*ev_data;
+	size_t			nev;
 	/* The release as one transaction: log blocks, the commit last. */
 	unsigned char		*log;
 	__u32			nlog;

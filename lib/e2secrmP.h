@@ -83,6 +83,7 @@ errcode_t e2sr_orphans_find(ext2_filsys fs, struct e2sr_orphans *o,
 			    char *detail, size_t len);
 errcode_t e2sr_orphans_release(ext2_filsys fs, struct e2sr_orphans *o,
 			       time_t now, char *detail, size_t len);
+errcode_t e2sr_orphans_evidence(ext2_filsys before, struct e2sr_orphans *o);
 errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 			   const struct e2sr_jrecovery *found, __u64 now,
 			   struct e2sr_journal **ret, char *detail,

@@ -530,8 +530,8 @@ static errcode_t may_release_orphans(struct e2sr_ctx *ctx)
  * handle over an overlay of the view read so far, then laid out as one
  * journal transaction in the same overlay (orphan.c), and the run reads
  * the released filesystem and journal from then on.  Its time is the
- * last mount's, not the clock's, so that a run cut before the commit
- * lays out the same bytes again.  An inconsistent list is refused.
+ * last mount's (or the filesystem's making), not the clock's, so that a
+ * run cut before the commit lays out the same bytes again.  An inconsistent list is refused.
  */
 static errcode_t release_orphans(struct e2sr_ctx *ctx)
 {
@@ -540,7 +540,8 @@ static errcode_t release_orphans(struct e2sr_ctx *ctx)
 	struct e2sr_journal *view_journal = NULL;
 	io_manager under = ctx->fs->io->manager;
 	ext2_filsys fs = NULL;
-	time_t now = sb->s_mtime ? sb->s_mtime : 1;
+	time_t now = sb->s_mtime ? sb->s_mtime :
+		     sb->s_mkfs_time ? sb->s_mkfs_time : 1;
 	errcode_t err;
 
 	/* A listing of the journal reads it as found. */
@@ -569,6 +570,9 @@ static errcode_t release_orphans(struct e2sr_ctx *ctx)
 		goto none;
 	if (!err)
 		err = may_release_orphans(ctx);
+	/* ctx->fs reads the filesystem as it was before the release. */
+	if (!err)
+		err = e2sr_orphans_evidence(ctx->fs, o);
 	if (!err)
 		err = e2sr_orphans_release(fs, o, now, ctx->detail,
 					   sizeof(ctx->detail));
@@ -764,10 +768,10 @@ static errcode_t flush_super(ext2_filsys fs)
 }
 
 /*
- * Write the release decided at open (orphan.c): the whole log first,
- * unreferenced; then needs_recovery in the superblock, the state a
- * mounted filesystem is in, without which the kernel would wipe the
- * log; then the journal superblock naming the log, the commit point;
+ * Write the release decided at open (orphan.c): needs_recovery in the
+ * superblock first, the state a mounted filesystem is in, without which
+ * the kernel would wipe the log; then the whole log, unreferenced; then
+ * the journal superblock naming the log, the commit point;
  * then the replay and the journal marked empty, by the recovery's own
  * code, and needs_recovery cleared.  A cut before the commit point
  * leaves the filesystem as it was (a re-run lays out the same log
@@ -778,11 +782,10 @@ static errcode_t write_orphans(struct e2sr_ctx *ctx, ext2_filsys *rw)
 	struct e2sr_orphans *o = &ctx->orphans;
 	errcode_t err;
 
-	err = e2sr_orphans_write_log(o, ctx->journal);
-	if (err)
-		return err;
 	ext2fs_set_feature_journal_needs_recovery((*rw)->super);
 	err = flush_super(*rw);
+	if (!err)
+		err = e2sr_orphans_write_log(o, ctx->journal);
 	if (!err)
 		err = e2sr_orphans_commit(o, ctx->journal);
 	if (!err)

@@ -443,6 +443,92 @@ errcode_t e2sr_orphans_release(ext2_filsys fs, struct e2sr_orphans *o,
 	return 0;
 }
 
+struct evidence_walk {
+	struct e2sr_orphans	*o;
+	ext2_filsys		fs;
+	errcode_t		err;
+};
+
+static errcode_t add_evidence(struct e2sr_orphans *o, ext2_filsys fs,
+			      blk64_t blk)
+{
+	errcode_t err;
+	size_t i;
+
+	for (i = 0; i < o->nev; i++)
+		if (o->ev_blk[i] == blk)
+			return 0;
+	err = ext2fs_resize_mem(o->nev * sizeof(*o->ev_blk),
+				(o->nev + 1) * sizeof(*o->ev_blk), &o->ev_blk);
+	if (!err)
+		err = ext2fs_resize_mem((size_t)o->nev * fs->blocksize,
+					(size_t)(o->nev + 1) * fs->blocksize,
+					&o->ev_data);
+	if (err)
+		return err;
+	err = io_channel_read_blk64(fs->io, blk, 1,
+				    o->ev_data + (size_t)o->nev * fs->blocksize);
+	if (err)
+		return err;
+	o->ev_blk[o->nev++] = blk;
+	return 0;
+}
+
+static int evidence_block(ext2_filsys fs, blk64_t *blocknr,
+			  e2_blkcnt_t blockcnt,
+			  blk64_t ref_blk EXT2FS_ATTR((unused)),
+			  int ref_offset EXT2FS_ATTR((unused)), void *priv)
+{
+	struct evidence_walk *w = priv;
+
+	/* Tree blocks only: a copy of file data would be a new residue. */
+	if (blockcnt >= 0 || *blocknr < fs->super->s_first_data_block ||
+	    *blocknr >= ext2fs_blocks_count(fs->super))
+		return 0;
+	w->err = add_evidence(w->o, fs, *blocknr);
+	return w->err ? BLOCK_ABORT : 0;
+}
+
+/*
+ * What a +s truncation orphan's release takes from the disk that the
+ * plan needs: its record's and its tree's blocks as they are before
+ * (the map of the blocks it frees).  Read on @before, the handle the
+ * release was decided on; e2sr_orphans_log() logs each that the release
+ * changes ahead of its new version, so that the log holds the old map
+ * as the kernel's own truncate leaves it, until the plan's journal stage
+ * wipes it.  A deleted orphan needs none: its record keeps its map.
+ */
+errcode_t e2sr_orphans_evidence(ext2_filsys before, struct e2sr_orphans *o)
+{
+	struct evidence_walk w;
+	ext2_ino_t ipg = before->super->s_inodes_per_group;
+	blk64_t blk;
+	size_t i;
+	errcode_t err = 0;
+
+	memset(&w, 0, sizeof(w));
+	w.o = o;
+	w.fs = before;
+	for (i = 0; i < o->n && !err; i++) {
+		const struct e2sr_orphan *e = &o->v[i];
+		__u64 off;
+
+		if (!e->links || !e->secrm)
+			continue;
+		off = (__u64)((e->ino - 1) % ipg) * EXT2_INODE_SIZE(before->super);
+		blk = ext2fs_inode_table_loc(before, (e->ino - 1) / ipg) +
+		      off / before->blocksize;
+		err = add_evidence(o, before, blk);
+		if (!err)
+			err = ext2fs_block_iterate3(before, e->ino,
+						    BLOCK_FLAG_READ_ONLY, NULL,
+						    evidence_block, &w);
+		if (!err)
+			err = w.err;
+	}
+	return err;
+}
+
 /* The transaction the log would replay must be the release, exactly. */
 static errcode_t same_release(struct e2sr_journal *j,
 			      const struct e2sr_jrecovery *rec,
@@ -528,6 +614,57 @@ static errcode_t log_start(struct e2sr_journal *j, __u32 tid, __u32 *start)
 }
 
 /*
+ * The release's @n blocks with the evidence among them put ahead: new
+ * arrays of *nall entries, the release's last.
+ */
+static errcode_t with_evidence(struct e2sr_orphans *o, size_t n,
+			       blk64_t **blk, const unsigned char ***data,
+			       unsigned char **copies, size_t *nall,
+			       unsigned int bs)
+{
+	const unsigned char **d2 = NULL;
+	blk64_t *b2 = NULL;
+	size_t i, k, m = 0;
+	errcode_t err;
+
+	*nall = n;
+	for (i = 0; i < o->nev; i++)
+		for (k = 0; k < n; k++)
+			if ((*blk)[k] == o->ev_blk[i])
+				m++;
+	if (!m)
+		return 0;
+	err = ext2fs_get_array(n + m, sizeof(*b2), &b2);
+	if (!err)
+		err = ext2fs_get_array(n + m, sizeof(*d2), &d2);
+	if (err)
+		goto out;
+	m = 0;
+	for (i = 0; i < o->nev; i++) {
+		for (k = 0; k < n; k++) {
+			if ((*blk)[k] != o->ev_blk[i])
+				continue;
+			b2[m] = o->ev_blk[i];
+			d2[m++] = o->ev_data + (size_t)i * bs;
+		}
+	}
+	memcpy(b2 + m, *blk, n * sizeof(*b2));
+	memcpy(d2 + m, *data, n * sizeof(*d2));
+	ext2fs_free_mem(blk);
+	ext2fs_free_mem(data);
+	*blk = b2;
+	*data = d2;
+	*nall = n + m;
+	b2 = NULL;
+	d2 = NULL;
+	(void)copies;
+out:
+	ext2fs_free_mem(&b2);
+	ext2fs_free_mem(&d2);
+	return err;
+}
+
+/*
  * Lay the release, the blocks in @o->overlay, out as one transaction in
  * the journal of @fs (a handle over that overlay), and leave the journal
  * in the overlay as the write will leave it: the transaction from
@@ -548,6 +685,7 @@ errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 	unsigned char *copies = NULL;
 	blk64_t *blk = NULL;
 	unsigned int bs = fs->blocksize;
+	size_t nall = n;
 	__u64 ignored = 0;
 	__u32 room;
 	errcode_t err;
@@ -591,8 +729,15 @@ errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 		if (err)
 			goto out;
 	}
+	/*
+	 * Evidence first, each block the release changes: the newest copy
+	 * wins the replay, the older stays readable in the log.
+	 */
+	err = with_evidence(o, n, &blk, &data, &copies, &nall, bs);
+	if (err)
+		goto out;
 	/* Small, as jbd2 keeps a transaction. */
-	o->nlog = e2sr_jtx_log_blocks(&j->jsb, n);
+	o->nlog = e2sr_jtx_log_blocks(&j->jsb, nall);
 	room = (j->jsb.last - j->jsb.first) / 4;
 	if (!o->nlog || o->nlog > room) {
 		snprintf(detail, len, "releasing takes %u journal blocks, "
@@ -608,7 +753,7 @@ errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 		goto out;
 	err = ext2fs_get_array(o->nlog, bs, &o->log);
 	if (!err)
-		err = e2sr_jtx_build(&j->jsb, o->tid, now, blk, data, n,
+		err = e2sr_jtx_build(&j->jsb, o->tid, now, blk, data, nall,
 				     o->log);
 	for (i = 0; i < o->nlog && !err; i++)
 		err = io_channel_write_blk64(j->io,
@@ -623,7 +768,8 @@ errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 		err = e2sr_journal_recover_scan(j, ext2fs_blocks_count(fs->super),
 						&check, detail, len);
 	if (!err)
-		err = same_release(j, &check, blk, data, n, detail, len);
+		err = same_release(j, &check, blk + (nall - n),
+				   data + (nall - n), n, detail, len);
 	if (!err)
 		err = e2sr_journal_recover_finish(j, &check, &ignored);
 	if (err)
@@ -714,6 +860,8 @@ void e2sr_orphans_free(struct e2sr_orphans *o)
 {
 	ext2fs_free_mem(&o->v);
 	ext2fs_free_mem(&o->log);
+	ext2fs_free_mem(&o->ev_blk);
+	ext2fs_free_mem(&o->ev_data);
 	e2sr_overlay_free(o->overlay);
 	e2sr_journal_close(o->found_journal);
 	memset(o, 0, sizeof(*o));
