@@ -6,8 +6,8 @@
 # uncut, over images that take every path to that point: a plain wipe, a
 # journal replay, an orphan release, and each refusal the open, the scan
 # and the plan check can make.  A run must never end in 98; a refusal
-# (exit bit 8) must leave the image byte-identical, and -n must give the same exit status
-# and the same message as -y.  The gate itself is shown to work first:
+# (exit bit 8) must leave the image byte-identical, and -n must give the
+# same exit status and the same message as -y.  The gate itself is shown to work first:
 # E2SECRM_CUT_SELFTEST makes the io manager write at its first open.
 . "$(dirname "$0")/../lib.sh"
 
