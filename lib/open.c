@@ -531,7 +531,9 @@ static errcode_t may_release_orphans(struct e2sr_ctx *ctx)
  * journal transaction in the same overlay (orphan.c), and the run reads
  * the released filesystem and journal from then on.  Its time is the
  * last mount's (or the filesystem's making), not the clock's, so that a
- * run cut before the commit lays out the same bytes again.  An inconsistent list is refused.
+ * run cut before the commit lays out the same bytes again.  An
+ * inconsistent list is refused, and so is what may_release_orphans()
+ * turns down.
  */
 static errcode_t release_orphans(struct e2sr_ctx *ctx)
 {

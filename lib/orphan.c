@@ -112,7 +112,7 @@ static errcode_t find_in_file(ext2_filsys fs, struct e2sr_orphans *o,
 			      char *detail, size_t len)
 {
 	ext2_ino_t fino = fs->super->s_orphan_file_inum;
-	struct ext2_inode_large inode;
+	struct ext2_inode_large inode, orphan;
 	struct ext4_orphan_block_tail *tail;
 	struct e2sr_orphan e;
 	unsigned char *buf = NULL;
@@ -177,21 +177,17 @@ static errcode_t find_in_file(ext2_filsys fs, struct e2sr_orphans *o,
 
 			if (!ino)
 				continue;
-			err = take_orphan(fs, seen, ino, &inode, detail, len);
+			err = take_orphan(fs, seen, ino, &orphan, detail,
+					  len);
 			if (err)
 				goto out;
-			describe(&e, ino, &inode);
+			describe(&e, ino, &orphan);
 			e.in_file = 1;
 			e.file_blk = pblk;
 			err = add_orphan(o, alloc, &e);
 			if (err)
 				goto out;
 		}
-		/* The file's own record, read again for the next block. */
-		err = ext2fs_read_inode_full(fs, fino, EXT2_INODE(&inode),
-					     sizeof(inode));
-		if (err)
-			goto out;
 	}
 out:
 	ext2fs_free_mem(&buf);
@@ -466,8 +462,8 @@ static errcode_t add_evidence(struct e2sr_orphans *o, ext2_filsys fs,
 					&o->ev_data);
 	if (err)
 		return err;
-	err = io_channel_read_blk64(fs->io, blk, 1,
-				    o->ev_data + (size_t)o->nev * fs->blocksize);
+	err = io_channel_read_blk64(fs->io, blk, 1, o->ev_data +
+				    (size_t)o->nev * fs->blocksize);
 	if (err)
 		return err;
 	o->ev_blk[o->nev++] = blk;
@@ -515,7 +511,8 @@ errcode_t e2sr_orphans_evidence(ext2_filsys before, struct e2sr_orphans *o)
 
 		if (!e->links || !e->secrm)
 			continue;
-		off = (__u64)((e->ino - 1) % ipg) * EXT2_INODE_SIZE(before->super);
+		off = (__u64)((e->ino - 1) % ipg) *
+		      EXT2_INODE_SIZE(before->super);
 		blk = ext2fs_inode_table_loc(before, (e->ino - 1) / ipg) +
 		      off / before->blocksize;
 		err = add_evidence(o, before, blk);
@@ -619,8 +616,7 @@ static errcode_t log_start(struct e2sr_journal *j, __u32 tid, __u32 *start)
  */
 static errcode_t with_evidence(struct e2sr_orphans *o, size_t n,
 			       blk64_t **blk, const unsigned char ***data,
-			       unsigned char **copies, size_t *nall,
-			       unsigned int bs)
+			       size_t *nall, unsigned int bs)
 {
 	const unsigned char **d2 = NULL;
 	blk64_t *b2 = NULL;
@@ -657,7 +653,6 @@ static errcode_t with_evidence(struct e2sr_orphans *o, size_t n,
 	*nall = n + m;
 	b2 = NULL;
 	d2 = NULL;
-	(void)copies;
 out:
 	ext2fs_free_mem(&b2);
 	ext2fs_free_mem(&d2);
@@ -733,7 +728,7 @@ errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 	 * Evidence first, each block the release changes: the newest copy
 	 * wins the replay, the older stays readable in the log.
 	 */
-	err = with_evidence(o, n, &blk, &data, &copies, &nall, bs);
+	err = with_evidence(o, n, &blk, &data, &nall, bs);
 	if (err)
 		goto out;
 	/* Small, as jbd2 keeps a transaction. */
@@ -765,7 +760,8 @@ errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 		err = e2sr_journal_write_sb(j, o->tid, o->log_first, 0);
 	/* What was laid out must replay to the release, and nothing else. */
 	if (!err)
-		err = e2sr_journal_recover_scan(j, ext2fs_blocks_count(fs->super),
+		err = e2sr_journal_recover_scan(j,
+						ext2fs_blocks_count(fs->super),
 						&check, detail, len);
 	if (!err)
 		err = same_release(j, &check, blk + (nall - n),
@@ -805,7 +801,8 @@ errcode_t e2sr_orphans_write_log(struct e2sr_orphans *o,
 					     e2sr_journal_phys(j,
 						log_pos(&j->jsb, o->log_first,
 							i)),
-					     1, o->log + (size_t)i * j->blocksize);
+					     1, o->log +
+					     (size_t)i * j->blocksize);
 	if (!err)
 		err = io_channel_flush(j->io);
 	if (!err)

@@ -9,7 +9,8 @@
 # power cut after every write of -y (tests/e2secrm-cut) leaves a
 # filesystem e2fsck -fn finds clean or one that says needs_recovery,
 # and a re-run ends in the uncut run's image.  The release's transaction
-# replays under e2fsck -E journal_only to the blocks it logged.  A
+# replays under e2fsck -E journal_only to the blocks it logged.  After
+# fast commits, the files are as the kernel's recovery leaves them.  A
 # truncation orphan (debugfs-made) is cut to its size and its freed +s
 # blocks wiped.  Refused, the image byte-identical and -n saying the
 # same: a list that loops, a list on ext2 (no journal to make the
@@ -279,6 +280,62 @@ else
 	kcase "orphan: list, 4k" list -b 4096
 	kcase "orphan: orphan_file, 4k" file -b 4096
 
+
+	# Fast commits after the orphan's full commit: the release lies
+	# over the fast commits' replay (an overlay over an overlay); the
+	# files are as the kernel's own recovery of a copy leaves them.
+	F=$T/fc.img
+	mkimg "$F" 32M -t ext4 -O fast_commit
+	if kmount "$F" commit=600; then
+		M=$T/mnt
+		mkdir "$M/d"
+		sync
+		canary "$M/d/keep" "ORPH-KEEP-$$-token" 30000
+		canary "$M/d/FCNAME-$$" "ORPH-FC-$$-token" 40000
+		chattr +s "$M/d/FCNAME-$$"
+		sync
+		sleep 600 <"$M/d/FCNAME-$$" &
+		h1=$!
+		sleep 0.3
+		rm "$M/d/FCNAME-$$"
+		sync
+		echo more >>"$M/d/keep"
+		xfs_io -c fsync "$M/d/keep"
+		echo new >"$M/d/new"
+		xfs_io -c fsync "$M/d/new"
+		xfs_io -x -c shutdown "$M"
+		kill "$h1"
+		wait "$h1" 2>/dev/null
+		kumount
+		cp "$F" "$T/k.img"
+		mkdir -p "$T/ro"
+		kmsum=
+		if mount -o loop "$T/k.img" "$T/ro"; then
+			kmsum=$(cd "$T/ro/d" && cat keep new | sha256sum)
+			umount "$T/ro"
+		fi
+		cp "$F" "$T/fy.img"
+		run_e2secrm -y "$T/fy.img"
+		ysum=
+		if mount -o ro,loop "$T/fy.img" "$T/ro"; then
+			ysum=$(cd "$T/ro/d" && cat keep new | sha256sum)
+			umount "$T/ro"
+		fi
+		if [ "$rc" = 1 ] &&
+		   echo "$out" | grep -q "fast commit" &&
+		   echo "$out" | grep -q "orphan inode [0-9]* +s (orphan list): deleted" &&
+		   [ "$(count "ORPH-FC-$$" "$T/fy.img")" = 0 ] &&
+		   [ -n "$kmsum" ] && [ "$ysum" = "$kmsum" ] &&
+		   e2fsck -fn "$T/fy.img" >/dev/null 2>&1; then
+			pass "orphan: after fast commits, released and wiped, files as the kernel recovers them"
+		else
+			fail "orphan: after fast commits, released and wiped" \
+				"rc=$rc $(count "ORPH-FC-$$" "$T/fy.img") left: $err"
+		fi
+		cut_all "orphan: after fast commits" "$F"
+	else
+		fail "orphan: after fast commits" "mount failed"
+	fi
 fi
 
 # A truncation orphan made by hand: a +s file of 60 KB cut to 4 KB by
