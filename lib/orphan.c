@@ -16,11 +16,20 @@
  * unreferenced), e2sr_orphans_commit() (the journal superblock naming
  * it: the commit point) and e2sr_orphans_replay(), in that order.
  *
- * A freed file keeps its block map and EA block pointer in its record,
- * as e2fsck leaves them: the blocks become free blocks whose map the
- * plan reads like any deleted +s file's, and the record's scrub, which
- * comes after the wipe, takes the map away.  Until then a cut run leaves
- * a deleted record whose map a re-run finds again.
+ * A freed file keeps its block map in its record, as e2fsck leaves it,
+ * and its EA block pointer, which e2fsck clears: the blocks become free
+ * blocks whose map the plan reads like any deleted +s file's, and the
+ * record's scrub, which comes after the wipe, takes the map away.  Until
+ * then a cut run leaves a deleted record whose map a re-run finds again.
+ * A +s file cut to its size loses the map of what it frees from its
+ * record: the old record and tree blocks go in the transaction ahead of
+ * their new versions (e2sr_orphans_evidence()), so the log keeps that map
+ * as the kernel's own truncate leaves it.
+ *
+ * The log goes where the kernel's next transaction would: after the
+ * newest commit in the ring, over its oldest blocks.  The run reads the
+ * journal with the release in it from then on (a history that no longer
+ * reaches as far back is reported by the coverage, as after a mount).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
