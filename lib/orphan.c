@@ -306,6 +306,33 @@ static errcode_t zero_tail(ext2_filsys fs, ext2_ino_t ino,
 	return err;
 }
 
+/*
+ * Whether @ino has an EA block, or in-inode xattrs after its extra
+ * fields (read whole: they lie past struct ext2_inode_large).
+ */
+static errcode_t has_xattrs(ext2_filsys fs, ext2_ino_t ino,
+			    struct ext2_inode_large *inode, int *ret)
+{
+	unsigned int isize = EXT2_INODE_SIZE(fs->super);
+	unsigned int extra = EXT2_GOOD_OLD_INODE_SIZE + inode->i_extra_isize;
+	unsigned char *buf = NULL;
+	errcode_t err;
+
+	*ret = !!ext2fs_file_acl_block(fs, EXT2_INODE(inode));
+	if (*ret || isize <= EXT2_GOOD_OLD_INODE_SIZE || extra + 4 > isize)
+		return 0;
+	err = ext2fs_get_mem(isize, &buf);
+	if (err)
+		return err;
+	err = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)buf,
+				     isize);
+	if (!err)
+		*ret = ext2fs_le32_to_cpu(*(__u32 *)(buf + extra)) ==
+		       EXT2_EXT_ATTR_MAGIC;
+	ext2fs_free_mem(&buf);
+	return err;
+}
+
 static errcode_t release_one(ext2_filsys fs, struct e2sr_orphan *e,
 			     time_t now, char *detail, size_t len)
 {
@@ -313,6 +340,7 @@ static errcode_t release_one(ext2_filsys fs, struct e2sr_orphan *e,
 	struct release_walk w;
 	blk64_t before, blk;
 	__u32 count;
+	int xattrs;
 	errcode_t err;
 
 	memset(&w, 0, sizeof(w));
@@ -343,6 +371,22 @@ static errcode_t release_one(ext2_filsys fs, struct e2sr_orphan *e,
 		inode.i_dtime = 0;
 		return ext2fs_write_inode_full(fs, e->ino, EXT2_INODE(&inode),
 					       sizeof(inode));
+	}
+	/*
+	 * The kernel drops the references a deleted file's xattrs hold on
+	 * their value inodes; e2fsck's release does not, and neither does
+	 * this one: refused where there may be any.
+	 */
+	if (ext2fs_has_feature_ea_inode(fs->super)) {
+		err = has_xattrs(fs, e->ino, &inode, &xattrs);
+		if (err)
+			return err;
+		if (xattrs) {
+			snprintf(detail, len, "orphan inode %u has xattrs, "
+				 "whose value inodes would need their counts "
+				 "updated", e->ino);
+			return E2SR_ERR_ORPHANS;
+		}
 	}
 	/*
 	 * Deleted: every block is freed and the map left in the record,

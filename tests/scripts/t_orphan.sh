@@ -15,7 +15,7 @@
 # truncation orphan (debugfs-made) is cut to its size and its freed +s
 # blocks wiped.  Refused, the image byte-identical and -n saying the
 # same: a list that loops, a list on ext2 (no journal to make the
-# release atomic).
+# release atomic), a deleted orphan with xattrs under ea_inode, quota.
 . "$(dirname "$0")/../lib.sh"
 
 : "${E2SECRM_CUT_PROG:?E2SECRM_CUT_PROG must name tests/e2secrm-cut}"
@@ -520,6 +520,40 @@ ssv last_orphan $la
 EOT
 refused "orphan: a list that loops" "$T/loop.img" \
 	"orphan inode $la is listed twice"
+
+# A deleted orphan whose xattr value lives in an inode of its own
+# (ea_inode): the kernel would drop that reference, e2fsck's release
+# does not; refused.  And with quota, whose usage would need updating.
+mkimg "$T/ea.img" 32M -t ext4 -b 4096 -O ea_inode
+head -c 12000 /dev/urandom | od -An -tx1 | tr -d ' \n' | head -c 16000 \
+	>"$T/bigval"
+canary "$T/eaf" "ORPH-EA-$$-token" 5000
+dfs "$T/ea.img" <<EOT
+write $T/eaf eaf
+ea_set -f $T/bigval eaf user.big
+EOT
+ie=$(debugfs -R "stat eaf" "$T/ea.img" 2>/dev/null |
+	sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+dfs "$T/ea.img" <<EOT
+unlink eaf
+sif <$ie> links_count 0
+ssv last_orphan $ie
+EOT
+refused "orphan: xattr values in inodes (ea_inode)" "$T/ea.img" \
+	"orphan inode $ie has xattrs"
+
+mkimg "$T/q.img" 32M -t ext4 -b 4096 -O quota
+dfs "$T/q.img" <<EOT
+write $T/eaf qf
+EOT
+iq=$(debugfs -R "stat qf" "$T/q.img" 2>/dev/null |
+	sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+dfs "$T/q.img" <<EOT
+unlink qf
+sif <$iq> links_count 0
+ssv last_orphan $iq
+EOT
+refused "orphan: quota" "$T/q.img" "quota usage would need updating"
 
 # ext2 has no journal to make the release atomic: refused, as before.
 mkimg "$T/e2.img" 16M -t ext2
