@@ -9,8 +9,8 @@
 # power cut after every write of -y (tests/e2secrm-cut) leaves a
 # filesystem e2fsck -fn finds clean or one that says needs_recovery,
 # and a re-run ends in the uncut run's image.  The release's transaction
-# replays under e2fsck -E journal_only to the blocks it logged, also
-# when it wraps the ring.  After fast commits, the files are as the
+# replays under e2fsck -E journal_only to the blocks it logged, and
+# under the kernel's mount, also when it wraps the ring.  After fast commits, the files are as the
 # kernel's recovery leaves them.  A
 # truncation orphan (debugfs-made) is cut to its size and its freed +s
 # blocks wiped.  Refused, the image byte-identical and -n saying the
@@ -205,6 +205,17 @@ oracle() {
 	else
 		fail "$name: e2fsck -E journal_only replays the release" \
 			"$n tags, $diff differ, cut at $found"
+	fi
+	# The kernel's own recovery at mount: no orphan left, clean.
+	cp "$T/c.img" "$T/m.img"
+	if kmount "$T/m.img" && kumount &&
+	   ! dumpe2fs -h "$T/m.img" 2>/dev/null |
+		grep -q -e '^First orphan inode:' -e 'orphan_present' &&
+	   e2fsck -fn "$T/m.img" >/dev/null 2>&1; then
+		pass "$name: the kernel's mount replays the release, no orphan left"
+	else
+		fail "$name: the kernel's mount replays the release" \
+			"$(e2fsck -fn "$T/m.img" 2>&1 | tail -3)"
 	fi
 }
 
