@@ -6,6 +6,8 @@
  * anyone, the filesystem must be one whose every feature we understand,
  * clean (unless forced) and not waiting for journal recovery.  A refusal
  * frees the handle without flushing it, so the device is never written.
+ * Journal recovery and the release of orphan inodes are decided here, in
+ * memory, and written in e2sr_begin_write().
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -527,13 +529,13 @@ static errcode_t may_release_orphans(struct e2sr_ctx *ctx)
  * A file deleted (or being truncated) while open stays on the orphan
  * list or in the orphan file until the next mount or e2fsck releases
  * it.  The release is decided here, in memory, as recovery is: on a
- * handle over an overlay of the view read so far, then laid out as one
- * journal transaction in the same overlay (orphan.c), and the run reads
- * the released filesystem and journal from then on.  Its time is the
- * last mount's (or the filesystem's making), not the clock's, so that a
- * run cut before the commit lays out the same bytes again.  An
- * inconsistent list is refused, and so is what may_release_orphans()
- * turns down.
+ * handle over an overlay of the view read so far (orphan.c), then laid
+ * out as one journal transaction in the same overlay (orphan_log.c), and
+ * the run reads the released filesystem and journal from then on.  Its
+ * time is the last mount's (or the filesystem's making), not the
+ * clock's, so that a run cut before the commit lays out the same bytes
+ * again.  An inconsistent list is refused, and so is what
+ * may_release_orphans() turns down.
  */
 static errcode_t release_orphans(struct e2sr_ctx *ctx)
 {
@@ -622,10 +624,11 @@ out:
  * Every check is made on a read-only handle, and every decision the run
  * makes is made on it too: e2sr_open() never writes.  A journal that
  * needs recovery is replayed in memory and the filesystem is read
- * through that view, by a dry run and a real one alike; the replay
- * reaches the device in e2sr_begin_write(), once the command has planned
- * and checked everything, so that a refusal at any point before it
- * leaves the device as it was.
+ * through that view, by a dry run and a real one alike, and so are
+ * orphan inodes released; the replay and the release reach the device in
+ * e2sr_begin_write(), once the command has planned and checked
+ * everything, so that a refusal at any point before it leaves the device
+ * as it was.
  */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 {
