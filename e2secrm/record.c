@@ -924,6 +924,15 @@ static void write_json(FILE *f, const struct facts *x)
 			"\"in_use\": %zu, \"deleted\": %zu, "
 			"\"journal_only\": %zu},\n  ", ri.total, ri.live,
 			ri.deleted, ri.historic);
+		fprintf(f, "\"orphans_released\": {\"written\": %s, "
+			"\"inodes\": [", ctx->orphans.how ==
+			E2SR_RECOVERY_REPLAYED ? "true" : "false");
+		for (i = 0; i < ctx->orphans.n; i++)
+			fprintf(f, "%s{\"inode\": %u, \"action\": \"%s\"}",
+				i ? ", " : "", ctx->orphans.v[i].ino,
+				ctx->orphans.v[i].links ? "truncated" :
+				"deleted");
+		fprintf(f, "]},\n  ");
 		count_found(ctx, &c);
 		json_counts(f, "found", &c);
 		count_wiped(ctx, &c);
