@@ -97,6 +97,7 @@ const char *file_loss_key(const struct e2sr_file *f);
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device);
 void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void report_orphans(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_replayed(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);

@@ -420,6 +420,7 @@ static int run(struct cmd_opts *o)
 		goto fail;
 	}
 	report_recovery(ctx, o);
+	report_orphans(ctx, o);
 	if (o->journal_map) {
 		status = journal_map(ctx, o);
 		goto out;
@@ -456,7 +457,8 @@ static int run(struct cmd_opts *o)
 	report_coverage(ctx, o);
 
 	if (e2sr_plan_empty(ctx) &&
-	    ctx->replay.how != E2SR_RECOVERY_VIEW) {
+	    ctx->replay.how != E2SR_RECOVERY_VIEW &&
+	    ctx->orphans.how != E2SR_RECOVERY_VIEW) {
 		if (left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
 		report_plan(ctx, o);
@@ -481,8 +483,10 @@ static int run(struct cmd_opts *o)
 	err = e2sr_begin_write(ctx);
 	if (err) {
 		report_error(ctx, err,
+			     ctx->replay.how == E2SR_RECOVERY_NONE &&
+			     !ctx->orphans.n ? "while reopening read-write" :
 			     ctx->replay.how == E2SR_RECOVERY_NONE ?
-			     "while reopening read-write" :
+			     "while releasing orphan inodes" :
 			     "while recovering the journal", o->device);
 		goto fail;
 	}

@@ -196,6 +196,31 @@ const char *json_method_name(enum e2sr_method m)
 	return "?";
 }
 
+/* Orphans the run released (or, dry, would): one object each. */
+static void json_orphans(const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_orphans *or = &ctx->orphans;
+	size_t i;
+
+	fprintf(json_out, "  \"orphans\": {\"released\": \"%s\", "
+		"\"transaction\": %u, \"inodes\": [",
+		!or->n ? "none" : or->how == E2SR_RECOVERY_REPLAYED ?
+		"written" : "in_memory", or->n ? or->tid : 0);
+	for (i = 0; i < or->n; i++) {
+		const struct e2sr_orphan *e = &or->v[i];
+
+		fprintf(json_out, "%s{\"inode\": %u, \"action\": \"%s\", "
+			"\"from\": \"%s\", \"secure_delete\": %s, "
+			"\"size\": %" PRIu64 ", \"blocks_freed\": %" PRIu64
+			"}", i ? ", " : "", e->ino,
+			e->links ? "truncated" : "deleted",
+			e->in_file ? "orphan_file" : "orphan_list",
+			e->secrm ? "true" : "false", (uint64_t)e->size,
+			(uint64_t)e->freed);
+	}
+	fputs("]},\n", json_out);
+}
+
 static const char *recovered_name(enum e2sr_recovered r)
 {
 	switch (r) {
@@ -345,6 +370,7 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	} else {
 		fprintf(json_out, "  \"journal\": null,\n");
 	}
+	json_orphans(ctx);
 	fputs("  ", json_out);
 	json_coverage(json_out, ctx, o);
 	fprintf(json_out, ",\n  \"secure_delete_inodes\": {\"total\": %zu, "

@@ -763,6 +763,18 @@ static void write_text(FILE *f, const struct facts *x)
 	fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64 "\n", "bytes (blocks)",
 		count_bytes(&found, x->fs->blocksize),
 		count_bytes(&wiped, x->fs->blocksize));
+	if (ctx->orphans.n) {
+		fprintf(f, "  %-24s %zu (%s):", "Orphans released:",
+			ctx->orphans.n,
+			ctx->orphans.how == E2SR_RECOVERY_REPLAYED ?
+			"written" : "in memory only");
+		for (i = 0; i < ctx->orphans.n; i++)
+			fprintf(f, "%s inode %u %s", i ? "," : "",
+				ctx->orphans.v[i].ino,
+				ctx->orphans.v[i].links ? "truncated" :
+				"deleted");
+		fprintf(f, "\n");
+	}
 
 	fprintf(f, "\nNot done\n");
 	fprintf(f, "  %-24s %zu", "Lost block maps:", ctx->plan.unrecoverable);
@@ -912,6 +924,15 @@ static void write_json(FILE *f, const struct facts *x)
 			"\"in_use\": %zu, \"deleted\": %zu, "
 			"\"journal_only\": %zu},\n  ", ri.total, ri.live,
 			ri.deleted, ri.historic);
+		fprintf(f, "\"orphans_released\": {\"written\": %s, "
+			"\"inodes\": [", ctx->orphans.how ==
+			E2SR_RECOVERY_REPLAYED ? "true" : "false");
+		for (i = 0; i < ctx->orphans.n; i++)
+			fprintf(f, "%s{\"inode\": %u, \"action\": \"%s\"}",
+				i ? ", " : "", ctx->orphans.v[i].ino,
+				ctx->orphans.v[i].links ? "truncated" :
+				"deleted");
+		fprintf(f, "]},\n  ");
 		count_found(ctx, &c);
 		json_counts(f, "found", &c);
 		count_wiped(ctx, &c);

@@ -189,13 +189,52 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       "replayed\n", o->device);
 }
 
+/* Releasing orphans is a repair the user did not ask for: say so. */
+void report_orphans(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	const struct e2sr_orphans *or = &ctx->orphans;
+	size_t i;
+
+	if (!or->n)
+		return;
+	printf("%s: %zu orphan inode%s (deleted or truncated while open) "
+	       "%s, as mounting or e2fsck -p would\n", o->device, or->n,
+	       or->n == 1 ? "" : "s", o->dry_run ?
+	       "released in memory (nothing written)" :
+	       "released in memory, written once every check has passed");
+	for (i = 0; i < or->n; i++) {
+		const struct e2sr_orphan *e = &or->v[i];
+
+		if (e->links)
+			printf("%s: orphan inode %u%s (%s): truncated to %llu "
+			       "bytes, %llu block%s freed\n", o->device,
+			       e->ino, e->secrm ? " +s" : "",
+			       e->in_file ? "orphan file" : "orphan list",
+			       (unsigned long long)e->size,
+			       (unsigned long long)e->freed,
+			       e->freed == 1 ? "" : "s");
+		else
+			printf("%s: orphan inode %u%s (%s): deleted, %llu "
+			       "block%s freed\n", o->device, e->ino,
+			       e->secrm ? " +s" : "",
+			       e->in_file ? "orphan file" : "orphan list",
+			       (unsigned long long)e->freed,
+			       e->freed == 1 ? "" : "s");
+	}
+}
+
 /* After e2sr_begin_write(): the replay is on the device now. */
 void report_replayed(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
-	if (ctx->replay.how != E2SR_RECOVERY_REPLAYED)
-		return;
-	printf("%s: journal recovered (%llu KiB written)\n", o->device,
-	       (unsigned long long)(ctx->replay.bytes >> 10));
+	if (ctx->replay.how == E2SR_RECOVERY_REPLAYED)
+		printf("%s: journal recovered (%llu KiB written)\n",
+		       o->device,
+		       (unsigned long long)(ctx->replay.bytes >> 10));
+	if (ctx->orphans.how == E2SR_RECOVERY_REPLAYED)
+		printf("%s: orphans released through journal transaction "
+		       "%u (%llu KiB written)\n", o->device,
+		       ctx->orphans.tid,
+		       (unsigned long long)(ctx->orphans.bytes >> 10));
 }
 
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)

@@ -44,7 +44,8 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 		ext2fs_free(ctx->fs);	/* never flushes: nothing is written */
 	if (ctx->ro_fs)
 		ext2fs_free(ctx->ro_fs);
-	/* After the handles that read through it. */
+	/* After the handles that read through it; the release's first. */
+	e2sr_orphans_free(&ctx->orphans);
 	e2sr_overlay_free(ctx->replay.overlay);
 	/* After the filesystem: a dry run's view reads through these. */
 	e2sr_history_free(&ctx->history);

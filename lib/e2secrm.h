@@ -529,6 +529,43 @@ struct e2sr_replay {
 };
 
 /*
+ * A file deleted (no links) or being truncated while still open when the
+ * system went down, on the orphan list or in the orphan file, and its
+ * release by the run (orphan.c): decided and applied in memory at open,
+ * as the kernel's mount or e2fsck -p would; written in
+ * e2sr_begin_write() as one jbd2 transaction, then replayed.
+ */
+struct e2sr_orphan {
+	ext2_ino_t		ino;
+	__u16			links;		/* 0: deleted; else truncated */
+	__u8			in_file;	/* orphan file, not the list */
+	__u8			secrm;		/* the record has +s */
+	__u64			size;		/* i_size (truncated to it) */
+	blk64_t			freed;		/* blocks released */
+	blk64_t			file_blk;	/* in_file: its block */
+};
+
+struct e2sr_orphans {
+	struct e2sr_orphan	*v;
+	size_t			n;
+	enum e2sr_recovered	how;		/* VIEW, then REPLAYED */
+	struct e2sr_overlay	*overlay;	/* the release, in memory */
+	/* The journal as found: begin_write compares it, views read it. */
+	struct e2sr_journal	*found_journal;
+	/* Blocks logged before their release: the old map (orphan.c). */
+	blk64_t			*ev_blk;
+	unsigned char		*ev_data;
+	size_t			nev;
+	/* The release as one transaction: log blocks, the commit last. */
+	unsigned char		*log;
+	__u32			nlog;
+	__u32			log_first;	/* journal block of log[0] */
+	__u32			tid;
+	size_t			nblocks;	/* fs blocks it carries */
+	__u64			bytes;		/* written, log and replay */
+};
+
+/*
  * What the command asks of a run, set in one place before e2sr_open and
  * left alone by lib/.
  */
@@ -610,6 +647,7 @@ struct e2sr_ctx {
 	/* The journal: its log, what recovering it does, its index. */
 	struct e2sr_journal	*journal;
 	struct e2sr_replay	replay;
+	struct e2sr_orphans	orphans;	/* released in the run */
 	struct e2sr_history	history;	/* every journal copy */
 	struct e2sr_name_cache	names;		/* plan_journal.c's */
 	/* How far back the journal's history reaches (coverage.c). */

@@ -78,6 +78,26 @@ static inline int e2sr_ino_set_has(const struct e2sr_ino_set *s,
 /* open.c */
 errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
 
+/* orphan.c */
+errcode_t e2sr_orphans_find(ext2_filsys fs, struct e2sr_orphans *o,
+			    char *detail, size_t len);
+errcode_t e2sr_orphans_release(ext2_filsys fs, struct e2sr_orphans *o,
+			       time_t now, char *detail, size_t len);
+void e2sr_orphans_free(struct e2sr_orphans *o);
+
+/* orphan_log.c */
+errcode_t e2sr_orphans_evidence(ext2_filsys before, struct e2sr_orphans *o);
+errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
+			   const struct e2sr_jrecovery *found, __u64 now,
+			   struct e2sr_journal **ret, char *detail,
+			   size_t len);
+errcode_t e2sr_orphans_write_log(struct e2sr_orphans *o,
+				 struct e2sr_journal *j);
+errcode_t e2sr_orphans_commit(struct e2sr_orphans *o, struct e2sr_journal *j);
+errcode_t e2sr_orphans_replay(struct e2sr_orphans *o, struct e2sr_journal *j,
+			      io_channel fsio, blk64_t fs_blocks,
+			      char *detail, size_t len);
+
 /* inventory.c */
 errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx);
 void e2sr_inventory_free(struct e2sr_inventory *inv);

@@ -103,6 +103,13 @@ errcode_t e2sr_journal_copy_pass(struct e2sr_journal *j,
 				 const struct e2sr_jreplay *r, void *buf);
 void e2sr_journal_recovery_free(struct e2sr_jrecovery *rec);
 
+/* journal_write.c */
+__u32 e2sr_jtx_log_blocks(const struct e2sr_jsb *jsb, size_t n);
+errcode_t e2sr_jtx_build(const struct e2sr_jsb *jsb, __u32 tid,
+			 __u64 commit_sec, const blk64_t *blk,
+			 const unsigned char *const *data, size_t n,
+			 unsigned char *out);
+
 /* journal_view.c */
 typedef int (*e2sr_view_lookup_fn)(void *priv, blk64_t blk,
 				   struct e2sr_jreplay *copy);

@@ -6,6 +6,8 @@
  * anyone, the filesystem must be one whose every feature we understand,
  * clean (unless forced) and not waiting for journal recovery.  A refusal
  * frees the handle without flushing it, so the device is never written.
+ * Journal recovery and the release of orphan inodes are decided here, in
+ * memory, and written in e2sr_begin_write().
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -493,72 +495,128 @@ static errcode_t recover_in_memory(struct e2sr_ctx *ctx)
 }
 
 /*
- * A file deleted while open stays on the orphan list (or in the orphan
- * file) until e2fsck or the next mount releases it: its blocks are still
- * allocated and its record still in use.  Releasing it is a repair, and
- * a wipe before it would leave e2fsck with work half done: refuse.
+ * Orphans, without the run's first writing anything: whether there may
+ * be any, and whether this run may release them.  The release must be
+ * atomic, so it needs a journal of the filesystem's own; quota usage
+ * would need updating, and an erroneous filesystem's lists are not
+ * trusted (e2fsck does not release them either).
  */
-static errcode_t check_orphans(struct e2sr_ctx *ctx)
+static errcode_t may_release_orphans(struct e2sr_ctx *ctx)
 {
-	ext2_filsys fs = ctx->fs;
-	struct ext2_super_block *sb = fs->super;
-	struct ext2_inode inode;
-	ext2_ino_t ino = sb->s_orphan_file_inum;
-	unsigned char *buf = NULL;
-	blk64_t lblk, pblk, nblocks;
-	__u32 *entry, i, per_block;
+	struct ext2_super_block *sb = ctx->fs->super;
+	const char *why = NULL;
+
+	if (!ctx->journal)
+		why = "no journal to release them in one transaction";
+	else if (ctx->journal->external)
+		why = "the journal is external";
+	else if (ext2fs_has_feature_quota(sb))
+		why = "quota usage would need updating";
+	else if (sb->s_state & EXT2_ERROR_FS)
+		why = "the filesystem has errors";
+	else if (ctx->replay.how == E2SR_RECOVERY_VIEW &&
+		 (ctx->replay.recovery.failed_commit ||
+		  ctx->replay.recovery.jerrno ||
+		  ctx->replay.recovery.tag_csum_bad))
+		why = "the journal's recovery is not clean";
+	if (!why)
+		return 0;
+	snprintf(ctx->detail, sizeof(ctx->detail), "%s", why);
+	return E2SR_ERR_ORPHANS;
+}
+
+/*
+ * A file deleted (or being truncated) while open stays on the orphan
+ * list or in the orphan file until the next mount or e2fsck releases
+ * it.  The release is decided here, in memory, as recovery is: on a
+ * handle over an overlay of the view read so far (orphan.c), then laid
+ * out as one journal transaction in the same overlay (orphan_log.c), and
+ * the run reads the released filesystem and journal from then on.  Its
+ * time is the last mount's (or the filesystem's making), not the
+ * clock's, so that a run cut before the commit lays out the same bytes
+ * again.  An inconsistent list is refused, and so is what
+ * may_release_orphans() turns down.
+ */
+static errcode_t release_orphans(struct e2sr_ctx *ctx)
+{
+	struct ext2_super_block *sb = ctx->fs->super;
+	struct e2sr_orphans *o = &ctx->orphans;
+	struct e2sr_journal *view_journal = NULL;
+	io_manager under = ctx->fs->io->manager;
+	ext2_filsys fs = NULL;
+	time_t now = sb->s_mtime ? sb->s_mtime :
+		     sb->s_mkfs_time ? sb->s_mkfs_time : 1;
 	errcode_t err;
 
-	if (sb->s_last_orphan) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "inode %u heads the orphan list", sb->s_last_orphan);
-		return E2SR_ERR_ORPHANS;
-	}
-	if (!ext2fs_has_feature_orphan_file(sb) ||
-	    !ext2fs_has_feature_orphan_present(sb))
+	/* A listing of the journal reads it as found. */
+	if (ctx->open_flags & E2SR_OPEN_LISTING)
 		return 0;
-	/* The flag outlives a crash; only entries in the file count. */
-	if (ino < 1 || ino > sb->s_inodes_count)
-		return EXT2_ET_BAD_INODE_NUM;
-	err = ext2fs_read_inode(fs, ino, &inode);
-	if (err)
-		return err;
-	nblocks = EXT2_I_SIZE(&inode) / fs->blocksize;
-	if (nblocks > ext2fs_blocks_count(sb))
-		return E2SR_ERR_ORPHANS;
-	err = ext2fs_get_mem(fs->blocksize, &buf);
-	if (err)
-		return err;
-	/* Entries, then an 8-byte tail (magic, checksum) per block. */
-	per_block = (fs->blocksize - 8) / sizeof(__u32);
-	for (lblk = 0; lblk < nblocks; lblk++) {
-		pblk = 0;
-		err = ext2fs_bmap2(fs, ino, &inode, NULL, 0, lblk, NULL,
-				   &pblk);
-		if (err)
-			break;
-		if (!pblk)
-			continue;
-		if (pblk >= ext2fs_blocks_count(sb)) {
-			err = EXT2_ET_BAD_BLOCK_NUM;
-			break;
-		}
-		err = io_channel_read_blk64(fs->io, pblk, 1, buf);
-		if (err)
-			break;
-		entry = (__u32 *)buf;
-		for (i = 0; i < per_block; i++) {
-			if (!entry[i])
-				continue;
-			snprintf(ctx->detail, sizeof(ctx->detail),
-				 "inode %u is in the orphan file",
-				 ext2fs_le32_to_cpu(entry[i]));
-			err = E2SR_ERR_ORPHANS;
-			goto out;
-		}
+	if (!sb->s_last_orphan && !(ext2fs_has_feature_orphan_file(sb) &&
+				    ext2fs_has_feature_orphan_present(sb)))
+		return 0;
+	o->overlay = e2sr_overlay_new(under, 0);
+	if (!o->overlay)
+		return EXT2_ET_NO_MEMORY;
+	err = open_fs(ctx, OPEN_RW, e2sr_overlay_manager(o->overlay), &fs);
+	if (!err)
+		err = geometry_of(fs, ctx->detail, sizeof(ctx->detail));
+	if (!err)
+		err = ext2fs_check_desc(fs);
+	if (!err) {
+		fs->default_bitmap_type = e2sr_bitmap_type(fs);
+		err = ext2fs_read_bitmaps(fs);
 	}
+	if (!err)
+		err = e2sr_orphans_find(fs, o, ctx->detail,
+					sizeof(ctx->detail));
+	/* The flag outlives a crash; only entries in the file count. */
+	if (!err && !o->n)
+		goto none;
+	if (!err)
+		err = may_release_orphans(ctx);
+	/* ctx->fs reads the filesystem as it was before the release. */
+	if (!err)
+		err = e2sr_orphans_evidence(ctx->fs, o);
+	if (!err)
+		err = e2sr_orphans_release(fs, o, now, ctx->detail,
+					   sizeof(ctx->detail));
+	if (err)
+		goto out;
+	/*
+	 * The superblock the transaction carries says needs_recovery, as
+	 * it is on the device until the end of the write: replayed over it
+	 * before the journal is marked empty, a clear flag would have the
+	 * kernel discard a log not yet wholly replayed.
+	 */
+	fs->now = now;
+	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY;
+	ext2fs_set_feature_journal_needs_recovery(fs->super);
+	err = ext2fs_close_free(&fs);
+	if (!err)
+		err = reopen_ro(ctx, e2sr_overlay_manager(o->overlay));
+	if (!err)
+		err = e2sr_orphans_log(o, ctx->fs,
+				       ctx->replay.how == E2SR_RECOVERY_VIEW ?
+				       &ctx->replay.recovery : NULL,
+				       (__u64)now, &view_journal, ctx->detail,
+				       sizeof(ctx->detail));
+	if (err)
+		goto out;
+	/* The views read the journal as found; the run reads the new one. */
+	o->found_journal = ctx->journal;
+	ctx->journal = view_journal;
+	/* The log is in the overlay now: read the filesystem again. */
+	return reopen_ro(ctx, e2sr_overlay_manager(o->overlay));
+none:
+	ext2fs_free(fs);
+	fs = NULL;
+	e2sr_orphans_free(o);
 out:
-	ext2fs_free_mem(&buf);
+	if (fs)
+		ext2fs_free(fs);
+	/* Channels opened from now on read what ctx->fs reads. */
+	if (ctx->replay.overlay && !o->overlay)
+		e2sr_overlay_manager(ctx->replay.overlay);
 	return err;
 }
 
@@ -566,10 +624,11 @@ out:
  * Every check is made on a read-only handle, and every decision the run
  * makes is made on it too: e2sr_open() never writes.  A journal that
  * needs recovery is replayed in memory and the filesystem is read
- * through that view, by a dry run and a real one alike; the replay
- * reaches the device in e2sr_begin_write(), once the command has planned
- * and checked everything, so that a refusal at any point before it
- * leaves the device as it was.
+ * through that view, by a dry run and a real one alike, and so are
+ * orphan inodes released; the replay and the release reach the device in
+ * e2sr_begin_write(), once the command has planned and checked
+ * everything, so that a refusal at any point before it leaves the device
+ * as it was.
  */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 {
@@ -616,7 +675,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	}
 	err = check_fs(ctx, 0);
 	if (!err)
-		err = check_orphans(ctx);
+		err = release_orphans(ctx);
 	if (err)
 		return err;
 
@@ -672,6 +731,16 @@ static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 	err = open_fs(ctx, OPEN_RW, base_manager(ctx), rw);
 	if (err)
 		return err;
+	/*
+	 * Orphans to release next: needs_recovery stays until their
+	 * release is written, and the byte count waits with it, so that
+	 * a run cut in between finds the superblock the release was
+	 * built on.  (A recovery with errors does not come this far.)
+	 */
+	if (ctx->orphans.how == E2SR_RECOVERY_VIEW) {
+		ctx->replay.how = E2SR_RECOVERY_REPLAYED;
+		return 0;
+	}
 	sb = (*rw)->super;
 	ext2fs_clear_feature_journal_needs_recovery(sb);
 	if (rec->tag_csum_bad)
@@ -692,6 +761,55 @@ static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 		return err;
 	ctx->replay.how = E2SR_RECOVERY_REPLAYED;
 	return 0;
+}
+
+/* Write the primary superblock alone, in one piece. */
+static errcode_t flush_super(ext2_filsys fs)
+{
+	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY | EXT2_FLAG_SUPER_ONLY;
+	ext2fs_mark_super_dirty(fs);
+	ext2fs_free_mem(&fs->orig_super);
+	return ext2fs_flush(fs);
+}
+
+/*
+ * Write the release decided at open (orphan.c): needs_recovery in the
+ * superblock first, the state a mounted filesystem is in, without which
+ * the kernel would wipe the log; then the whole log, unreferenced; then
+ * the journal superblock naming the log, the commit point;
+ * then the replay and the journal marked empty, by the recovery's own
+ * code, and needs_recovery cleared.  A cut before the commit point
+ * leaves the filesystem as it was (a re-run lays out the same log
+ * again); after it, the kernel, e2fsck or a re-run replays the release.
+ */
+static errcode_t write_orphans(struct e2sr_ctx *ctx, ext2_filsys *rw)
+{
+	struct e2sr_orphans *o = &ctx->orphans;
+	errcode_t err;
+
+	ext2fs_set_feature_journal_needs_recovery((*rw)->super);
+	err = flush_super(*rw);
+	if (!err)
+		err = e2sr_orphans_write_log(o, ctx->journal);
+	if (!err)
+		err = e2sr_orphans_commit(o, ctx->journal);
+	if (!err)
+		err = e2sr_orphans_replay(o, ctx->journal, (*rw)->io,
+					  ext2fs_blocks_count((*rw)->super),
+					  ctx->detail, sizeof(ctx->detail));
+	if (err)
+		return err;
+	/* The replay rewrote the superblock: read it again. */
+	ext2fs_free(*rw);
+	err = open_fs(ctx, OPEN_RW, base_manager(ctx), rw);
+	if (err)
+		return err;
+	ext2fs_clear_feature_journal_needs_recovery((*rw)->super);
+	if ((*rw)->super->s_kbytes_written)
+		(*rw)->super->s_kbytes_written += (o->bytes +
+			(ctx->replay.how == E2SR_RECOVERY_REPLAYED ?
+			 ctx->replay.bytes : 0)) >> 10;
+	return flush_super(*rw);
 }
 
 /*
@@ -761,7 +879,9 @@ errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
 	if (!err && ctx->journal)
 		err = open_journal(ctx, rw, &rwj);
 	if (!err && rwj &&
-	    memcmp(rwj->sbuf, ctx->journal->sbuf, E2SR_JBD2_SB_SIZE)) {
+	    memcmp(rwj->sbuf, ctx->orphans.found_journal ?
+		   ctx->orphans.found_journal->sbuf : ctx->journal->sbuf,
+		   E2SR_JBD2_SB_SIZE)) {
 		snprintf(ctx->detail, sizeof(ctx->detail),
 			 "journal superblock differs");
 		err = E2SR_ERR_CHANGED;
@@ -773,6 +893,11 @@ errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
 	rwj = NULL;
 	if (ctx->replay.how == E2SR_RECOVERY_VIEW) {
 		err = write_replay(ctx, &rw);
+		if (err)
+			goto fail;
+	}
+	if (ctx->orphans.how == E2SR_RECOVERY_VIEW) {
+		err = write_orphans(ctx, &rw);
 		if (err)
 			goto fail;
 	}

@@ -29,6 +29,8 @@ struct ov_block {
 
 struct e2sr_overlay {
 	io_manager	base;
+	/* The base is itself an overlay: the one its channels must use. */
+	struct e2sr_overlay *under;
 	__u64		max_bytes;
 	unsigned int	unit;
 	struct ov_block	*blocks;	/* sorted by blk */
@@ -51,6 +53,8 @@ struct e2sr_overlay *e2sr_overlay_new(io_manager base, __u64 max_bytes)
 	if (ext2fs_get_memzero(sizeof(*ov), &ov))
 		return NULL;
 	ov->base = base ? base : unix_io_manager;
+	if (ov->base == &ov_manager)
+		ov->under = ov_slot;
 	ov->max_bytes = max_bytes ? max_bytes : E2SR_OVERLAY_DEFAULT_MAX_BYTES;
 	return ov;
 }
@@ -236,6 +240,7 @@ static errcode_t ov_open(const char *name, int flags, io_channel *channel)
 {
 	io_channel io = NULL;
 	struct ov_chan *c = NULL;
+	struct e2sr_overlay *c_ov;
 	errcode_t err;
 
 	if (!name || !ov_slot)
@@ -245,12 +250,17 @@ static errcode_t ov_open(const char *name, int flags, io_channel *channel)
 		err = ext2fs_get_memzero(sizeof(*c), &c);
 	if (!err)
 		err = ext2fs_get_mem(strlen(name) + 1, &io->name);
+	c_ov = ov_slot;
+	/* An overlay over an overlay: the base's channel is the lower one's. */
+	if (!err && c_ov->under)
+		ov_slot = c_ov->under;
 	if (!err)
-		err = ov_slot->base->open(name, flags & ~IO_FLAG_RW, &c->inner);
+		err = c_ov->base->open(name, flags & ~IO_FLAG_RW, &c->inner);
+	ov_slot = c_ov;
 	if (err)
 		goto fail;
 	strcpy(io->name, name);
-	c->ov = ov_slot;
+	c->ov = c_ov;
 	io->magic = EXT2_ET_MAGIC_IO_CHANNEL;
 	io->manager = &ov_manager;
 	io->block_size = c->inner->block_size;

@@ -30,7 +30,9 @@
 struct e2sr_overlay;
 
 /*
- * A new, empty overlay over @base (NULL: unix_io).  @max_bytes bounds
+ * A new, empty overlay over @base (NULL: unix_io).  @base may be
+ * e2sr_overlay_manager() itself: the new overlay then lies over the
+ * overlay current at this call, which must outlive it.  @max_bytes bounds
  * the memory the written blocks take (0: the default); a write past it
  * fails with E2SR_ERR_OVERLAY_FULL.
  */

@@ -174,6 +174,30 @@ fsimage ext3-ind "-t ext3" "" 0x1
 fsimage ext4-recover "-t ext4 -O metadata_csum" recover 0x80001
 fsimage ext2-nojournal "-t ext2" "" 0x1
 
+# An orphan list to release: a +s file deleted while open (links 0) and,
+# next on the list, a +s file being truncated (links 1, size below its
+# blocks), on a 3 MiB ext4 with a 1024-block journal for the release's
+# transaction.
+orphimage() {
+	img=$tmp/$1.img
+	mke2fs -q -F -t ext4 -b 1024 -N 64 -O ^resize_inode -J size=1 \
+		"$img" 3M >/dev/null 2>&1
+	printf '%s\n' "mkdir d" "write $tmp/small d/keep" \
+		"write $tmp/big d/gone" "write $tmp/big d/cut" \
+		"sif d/gone flags 0x80001" "sif d/cut flags 0x80001" |
+		debugfs -w -f - "$img" >/dev/null 2>&1
+	g=$(debugfs -R "stat d/gone" "$img" 2>/dev/null |
+	    sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+	c=$(debugfs -R "stat d/cut" "$img" 2>/dev/null |
+	    sed -n 's/^Inode: \([0-9]*\).*/\1/p')
+	printf '%s\n' "unlink d/gone" "sif <$g> links_count 0" \
+		"sif <$g> dtime $c" "sif <$c> size 3000" \
+		"ssv last_orphan $g" |
+		debugfs -w -f - "$img" >/dev/null 2>&1
+	chunks "$img" "$out/fuzz_image/$1"
+}
+orphimage orphans-list
+
 # fuzz_fcreplay: 3 MiB images of 1 KiB blocks with fast commits pending
 # (the smallest a 1024-block journal with a fast-commit area fits in),
 # made by the kernel on a loop mount (files made durable by fsync alone,

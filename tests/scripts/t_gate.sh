@@ -4,10 +4,10 @@
 # comes before the command's "every check has passed" point (the call
 # right before e2sr_begin_write(); tests/cut/cut_io.c).  This runs it,
 # uncut, over images that take every path to that point: a plain wipe, a
-# journal replay, and each refusal the open, the scan and the plan check
-# can make.  A run must never end in 98; a refusal (exit bit 8) must
-# leave the image byte-identical, and -n must give the same exit status
-# and the same message as -y.  The gate itself is shown to work first:
+# journal replay, an orphan release, and each refusal the open, the scan
+# and the plan check can make.  A run must never end in 98; a refusal
+# (exit bit 8) must leave the image byte-identical, and -n must give the
+# same exit status and the same message as -y.  The gate itself is shown to work first:
 # E2SECRM_CUT_SELFTEST makes the io manager write at its first open.
 . "$(dirname "$0")/../lib.sh"
 
@@ -131,10 +131,19 @@ printf 'X' | dd of="$T/jsbrec.img" bs=1 seek=$((j0 * 4096 + 0x90)) \
 	conv=notrunc 2>/dev/null
 gate "gate: journal superblock checksum, needs recovery" "$T/jsbrec.img"
 
-# Orphans at a crash: the list head in the superblock.
+# Orphans: a list the run releases (the live file at its head, to be
+# cut to its size), and a list that loops, refused.
 cp "$T/plain.img" "$T/orph.img"
 echo "ssv last_orphan 12" | dfs "$T/orph.img"
-gate "gate: orphan list" "$T/orph.img"
+gate "gate: orphan list released" "$T/orph.img"
+cp "$T/plain.img" "$T/orphloop.img"
+printf 'ssv last_orphan 12\nsif <12> dtime 12\n' | dfs "$T/orphloop.img"
+gate "gate: orphan list that loops" "$T/orphloop.img"
+if [ $((yrc & 8)) != 0 ] && grep -q "listed twice" "$T/y.err"; then
+	pass "gate: orphan list that loops is refused"
+else
+	fail "gate: orphan list that loops is refused" "-y exit $yrc"
+fi
 
 # Not clean, and -f past it.
 cp "$T/plain.img" "$T/unclean.img"

@@ -2,7 +2,8 @@
  * test_journal_format.c --- the jbd2 block readers of journal_format.c:
  * superblocks, descriptor tags, data checksums, revoke and commit blocks
  * built here byte by byte, then a journal written by debugfs on a real
- * image and read back through the same functions.
+ * image and read back through the same functions; and the transactions
+ * journal_write.c lays out, read back by them in every layout.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -1016,6 +1017,113 @@ static void test_real_journal_plain(void **state)
 	check_real(0);
 }
 
+/* What the writer's descriptors say, tag by tag. */
+struct wtag {
+	blk64_t		blk;
+	__u32		flags;
+	__u32		csum;
+};
+
+struct wtags {
+	struct wtag	v[512];
+	unsigned int	n;
+};
+
+static errcode_t take_wtag(void *priv, blk64_t blk, __u32 flags, __u32 csum,
+			   unsigned int index EXT2FS_ATTR((unused)))
+{
+	struct wtags *t = priv;
+
+	if (t->n >= 512)
+		return EXT2_ET_INVALID_ARGUMENT;
+	t->v[t->n].blk = blk;
+	t->v[t->n].flags = flags;
+	t->v[t->n++].csum = csum;
+	return 0;
+}
+
+/*
+ * journal_write.c's transaction, read back by this file's parsers in
+ * every tag layout of layouts[]: 300 blocks (two descriptors with csum
+ * v3), two of them starting with the jbd2 magic (escaped, restored),
+ * 64-bit numbers where the journal has them, tag, descriptor and commit
+ * checksums that hold.
+ */
+static void test_writer_roundtrip(void **state EXT2FS_ATTR((unused)))
+{
+	enum { N = 300, TID = 4242 };
+	const unsigned char *data[N];
+	unsigned char *src, *log, *p;
+	blk64_t blk[N];
+	struct wtags *tags;
+	struct e2sr_jcommit c;
+	struct e2sr_jsb jsb;
+	__u32 nlog, type, seq, l;
+	unsigned int i, k, done;
+
+	src = malloc((size_t)N * BS);
+	tags = calloc(1, sizeof(*tags));
+	assert_non_null(src);
+	assert_non_null(tags);
+	for (i = 0; i < N; i++) {
+		memset(src + (size_t)i * BS, (int)(i * 7 + 1), BS);
+		data[i] = src + (size_t)i * BS;
+	}
+	put32(src + 5 * BS, 0, E2SR_JBD2_MAGIC);
+	put32(src + 260 * BS, 0, E2SR_JBD2_MAGIC);
+	for (l = 0; l < NLAYOUTS; l++) {
+		get_jsb(&jsb, layouts[l]);
+		for (i = 0; i < N; i++)
+			blk[i] = 1000 + i * 3 +
+				 ((layouts[l] & E2SR_JBD2_INCOMPAT_64BIT) ?
+				  (1ULL << 33) : 0);
+		nlog = e2sr_jtx_log_blocks(&jsb, N);
+		assert_true(nlog >= N + 2);
+		log = malloc((size_t)nlog * BS);
+		assert_non_null(log);
+		assert_int_equal(e2sr_jtx_build(&jsb, TID, 1234567, blk, data,
+						N, log), 0);
+		done = 0;
+		for (k = 0; k + 1 < nlog;) {
+			p = log + (size_t)k * BS;
+			assert_int_equal(e2sr_jblock_header(&jsb, p, &type,
+							    &seq), 0);
+			assert_int_equal(type, E2SR_JBD2_DESCRIPTOR_BLOCK);
+			assert_int_equal(seq, TID);
+			tags->n = 0;
+			assert_int_equal(e2sr_jdesc_tags(&jsb, p, take_wtag,
+							 tags), 0);
+			assert_int_equal(e2sr_jblock_tail_ok(&jsb, p), 1);
+			k++;
+			for (i = 0; i < tags->n; i++, k++, done++) {
+				unsigned char copy[BS];
+
+				p = log + (size_t)k * BS;
+				assert_true(blk[done] == tags->v[i].blk);
+				assert_int_equal(e2sr_jtag_csum_ok(&jsb, TID, p,
+						 tags->v[i].csum), 0);
+				memcpy(copy, p, BS);
+				if (tags->v[i].flags & E2SR_JBD2_FLAG_ESCAPE)
+					put32(copy, 0, E2SR_JBD2_MAGIC);
+				assert_memory_equal(copy, data[done], BS);
+				assert_int_equal(!!(tags->v[i].flags &
+						    E2SR_JBD2_FLAG_ESCAPE),
+						 done == 5 || done == 260);
+			}
+		}
+		assert_int_equal(done, N);
+		assert_int_equal(k, nlog - 1);
+		assert_int_equal(e2sr_jcommit_check(&jsb,
+						    log + (size_t)k * BS, &c),
+				 0);
+		assert_int_equal(c.sequence, TID);
+		assert_true(c.commit_sec == 1234567);
+		free(log);
+	}
+	free(tags);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1037,6 +1145,7 @@ int main(void)
 		cmocka_unit_test(test_revoke_bad_count),
 		cmocka_unit_test(test_commit_csum),
 		cmocka_unit_test(test_commit_v1),
+		cmocka_unit_test(test_writer_roundtrip),
 		cmocka_unit_test(test_real_journal_csum),
 		cmocka_unit_test(test_real_journal_plain),
 	};
