@@ -334,7 +334,12 @@ BEGIN {
 			adddir("d" i, i % 2, "")
 		}
 		budget = nfiles * 2
+		# Somewhere in the cycle, a pause longer than a short commit
+		# interval (mkaged.sh decides how long), so that commit=5
+		# means timer commits between the operations.
+		tick = rnd(budget)
 		for (k = 0; k < budget; k++) {
+			if (k == tick) out("tick")
 			r = rnd(100)
 			if (r < 45) create(pickdir(0))
 			else if (r < 55) op_append()
