@@ -128,6 +128,41 @@ where_left() {
 	echo "free $nfree, journal $nj, in use $nu${owners:+ ($owners)}"
 }
 
+# writers TOKCOUNT: the SECRET chunks a tokcount list still holds, by the
+# operation that wrote them, against those the image held before: "tmp
+# 50/60" is 50 of the 60 chunks written (and fsync'ed) into +s temporary
+# files.  The operations are plan.awk's again, from the recipe in the
+# image's .meta (the plan is deterministic; mkaged.sh no longer has them).
+writers() {
+	if [ ! -s "$T/ops" ]; then
+		r=$(sed -n 's/^recipe=//p' "$img.meta")
+		field() { echo "$r" | tr '|' '\n' | sed -n "s/^$1=//p"; }
+		awk -v seed="$(field seed)" -v cycles="$(field cycles)" \
+			-v nfiles="$(field files)" -v tag="$tag" \
+			-v crash_end="$(field crash_end)" -v maxkb="$(field maxkb)" \
+			-v tokfile=/dev/null -v livefile=/dev/null \
+			-f "$here/plan.awk" </dev/null |
+			awk '$3 ~ /^SECRET-/ {
+				n = $2; sub(/.*\//, "", n)
+				if ($1 == "wr") k = "create"
+				else if ($1 == "xa") k = "xattr"
+				else if (n ~ /^tmp/) k = ($1 == "ap") ? "tmp-append" : "tmp"
+				else if (n ~ /\.swp$/) k = "swap"
+				else if (n ~ /\.new$/) k = "save"
+				else if ($1 == "ap") k = "append"
+				else k = $1
+				print $3, k }' | LC_ALL=C sort >"$T/ops"
+	fi
+	awk '$1 ~ /^SECRET-/ && $2 > 0 { print $1 }' "$1" >"$T/left.tok"
+	awk '$1 ~ /^SECRET-/ && $2 > 0 { print $1 }' "$T/before" >"$T/had.tok"
+	awk 'FILENAME == ARGV[1] { left[$1] = 1; next }
+		FILENAME == ARGV[2] { had[$1] = 1; next }
+		had[$1] { n[$2]++; if (left[$1]) l[$2]++ }
+		END { for (k in n) if (l[k]) printf "%s %d/%d\n", k, l[k], n[k] }' \
+		"$T/left.tok" "$T/had.tok" "$T/ops" | sort | tr '\n' ',' |
+		sed 's/,$//; s/,/, /g'
+}
+
 # livecheck IMG: every file of the manifest reads as it did, with the same
 # xattrs, and no other file is there; $live_why says what differs.
 livecheck() {
@@ -196,7 +231,7 @@ judge() {
 	tokcount "$a" >"$T/before"
 	sb=$(tsum "$T/before" SECRET) fb=$(tsum "$T/before" FREE)
 	kb=$(tsum "$T/before" KEEP)
-	echo "  before: SECRET $sb, FREE $fb, KEEP $kb token lines"
+	echo "  before: SECRET $sb, FREE $fb, KEEP $kb tokens"
 	if [ "$sb" = 0 ]; then
 		fail "aged $p: secret on the image before the run" "none found"
 	fi
@@ -228,10 +263,14 @@ judge() {
 	echo "$out" | grep -q 'cannot be traced' && gap=y
 	tokcount "$a" >"$T/after.y"
 	sy=$(tsum "$T/after.y" SECRET)
-	where_y=-
-	[ "$sy" = 0 ] || where_y=$(where_left "$a")
+	where_y='' by_y=''
+	if [ "$sy" != 0 ]; then
+		where_y=$(where_left "$a")
+		by_y=$(writers "$T/after.y")
+	fi
 	echo "  after -y: SECRET $sy left${where_y:+ ($where_y blocks)}"
-	j=$a after=$T/after.y rc_af=- sf=$sy where_f=$where_y
+	[ -z "$by_y" ] || echo "    chunks left by writer: $by_y"
+	j=$a after=$T/after.y rc_af=- sf=$sy where_f=$where_y by_f=''
 	if [ $((rc_y & 8)) != 0 ]; then
 		fail "aged $p: -y runs" "exit $rc_y: $(echo "$err" | head -1)"
 		row "$p $final $gen_s $rc_n $rc_y $lost $gap $sb $sy - - $fb - - - - - -"
@@ -243,7 +282,7 @@ judge() {
 			pass "aged $p: no SECRET left (exit $rc_y)"
 		else
 			fail "aged $p: no SECRET left" \
-				"$sy token lines left with exit $rc_y, none reported lost ($where_y blocks)"
+				"$sy tokens left with exit $rc_y, none reported lost ($where_y blocks)"
 		fi
 	else
 		# Bit 4: something was reported lost; the answer the
@@ -254,15 +293,18 @@ judge() {
 		rc_af=$rc
 		tokcount "$b" >"$T/after.af"
 		sf=$(tsum "$T/after.af" SECRET)
-		where_f=-
-		[ "$sf" = 0 ] || where_f=$(where_left "$b")
+		where_f='' by_f=''
+		if [ "$sf" != 0 ]; then
+			where_f=$(where_left "$b")
+			by_f=$(writers "$T/after.af")
+		fi
 		echo "  -y --all-free-if-lost on the original: exit $rc_af," \
 			"SECRET $sf left"
 		if [ "$sf" = 0 ] && [ $((rc_af & 8)) = 0 ]; then
 			pass "aged $p: no SECRET left after --all-free-if-lost (-y exit $rc_y, then $rc_af)"
 		else
 			fail "aged $p: no SECRET left after --all-free-if-lost" \
-				"-y exit $rc_y, --all-free-if-lost exit $rc_af, $sf token lines left ($where_f blocks)"
+				"-y exit $rc_y, --all-free-if-lost exit $rc_af, $sf tokens left ($where_f blocks)"
 		fi
 		rm -f "$a"
 		j=$b after=$T/after.af
@@ -307,7 +349,11 @@ judge() {
 	judge_s=$(awk "BEGIN { printf \"%.0f\", $EPOCHREALTIME - $t1 }")
 	row "$p $final $gen_s $rc_n $rc_y $lost $gap $sb $sy $rc_af $sf $fb $fl" \
 		"$kok $lok $fok $rc2 $judge_s"
-	[ "$sf" = 0 ] || echo "$p $where_f" >>"$T/where"
+	if [ "$sf" != 0 ]; then
+		echo "$p: $where_f blocks" >>"$T/where"
+		echo "$p: chunks by writer: ${by_f:-$by_y}" >>"$T/where"
+	fi
+	rm -f "$T/ops"
 }
 
 for p in $AGED_ONLY; do
@@ -315,13 +361,15 @@ for p in $AGED_ONLY; do
 done
 
 echo
-echo "aged filesystems ($scale, seed $seed; token lines counted in the raw image):"
+echo "aged filesystems ($scale, seed $seed; SECRET, FREE: tokens in the raw image):"
 {
 	echo "image end gen_s -n -y lost gap SECRET left_-y afil left FREE FREE_lost KEEP live fsck again judge_s"
 	cat "$TABLE"
 } | column -t
 if [ -s "$T/where" ]; then
-	echo "SECRET left, in blocks:"
+	echo "SECRET left by the judged run: where (blocks), and the chunks"
+	echo "left of those the image held, by what wrote them (tmp: +s temporary"
+	echo "files, fsync'ed; save/swap: editor; create: not fsync'ed):"
 	sed 's/^/  /' "$T/where"
 fi
 echo "(-n, -y, afil, again: exit statuses; lost: files -y says lost all or" \
