@@ -27,7 +27,8 @@
 #
 # Images are cached in $AGED_DIR (default /var/tmp/e2secrm-aged) under a
 # name that holds the profile, the seed and a hash of the recipe and of
-# this directory's scripts: change a script and the image is rebuilt.
+# the code of mkaged.sh and plan.awk: change either (comments aside) and
+# the image is rebuilt.
 # They are built in /dev/shm when it has room (fsync on a loop device
 # over tmpfs costs little), then copied sparse to the cache.
 set -u
@@ -115,8 +116,10 @@ mopts="commit=$commit${extra:+,$extra}"
 recipe="v1|$fstype|fc=$fc|$mopts|bs=$bs|size=$size|j=$jmb|cycles=$cycles"
 recipe="$recipe|files=$nfiles|maxkb=$maxkb|crash_end=$crash_end|seed=$seed"
 recipe="$recipe|tick=$tick_every"
-hash=$( (echo "$recipe"; cat "$here/mkaged.sh" "$here/plan.awk") |
-	sha256sum | cut -c1-10)
+# Comments and blank lines are left out of the hash: only what the
+# scripts do names an image.
+hash=$( (echo "$recipe"; cat "$here/mkaged.sh" "$here/plan.awk" |
+	grep -v -E '^[[:space:]]*(#|$)') | sha256sum | cut -c1-10)
 name=$profile-$scale-$seed-$hash
 # Tokens carry the image's tag so that two images' tokens never mix.
 tag=$(echo "$profile$seed$hash" | tr -cd 'a-z0-9' | cut -c1-16)

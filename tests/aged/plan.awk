@@ -1,5 +1,6 @@
 # plan.awk --- the operations of one aged filesystem, chosen from a seed;
-# owned by tests/aged (mkaged.sh runs it, the judge never does).
+# owned by tests/aged.  mkaged.sh runs them; check-aged.sh runs the plan
+# again only to name the writer of each token left.
 #
 # It simulates what the operations do to files (inodes, names, the byte
 # ranges each write put in a file) and prints them as shell lines for
