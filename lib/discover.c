@@ -1877,6 +1877,8 @@ struct owned_list {
 	size_t			alloc;
 	blk64_t			first;	/* of the filesystem: [first, end) */
 	blk64_t			end;
+	/* Only runs over these blocks matter (NULL: all of them). */
+	ext2fs_block_bitmap	interest;
 };
 
 static errcode_t add_owned(struct owned_list *o, blk64_t pblk, __u32 len,
@@ -1887,6 +1889,9 @@ static errcode_t add_owned(struct owned_list *o, blk64_t pblk, __u32 len,
 	if (!len || pblk < o->first || pblk >= o->end ||
 	    len > o->end - pblk)
 		return 0;
+	if (o->interest &&
+	    ext2fs_test_block_bitmap_range2(o->interest, pblk, len))
+		return 0;	/* none of them is a block in question */
 	err = e2sr_array_room(&o->v, &o->alloc, o->n + 1, sizeof(*o->v));
 	if (err)
 		return err;
@@ -1999,16 +2004,37 @@ static errcode_t collect_owned(struct discover *d, struct owned_list *o)
 	return err;
 }
 
-/* Whether some file's historic map has blocks free now to plan. */
-static int historic_free(const struct e2sr_inventory *inv)
+/*
+ * The blocks of historic maps free now, which the plan may wipe: only
+ * runs over them are kept when no window asks for more, so that what is
+ * kept grows with the secure-delete files' maps, not with the log.
+ * @any: whether there is one.
+ */
+static errcode_t historic_free(struct discover *d, ext2fs_block_bitmap *set,
+			       int *any)
 {
+	const struct e2sr_inventory *inv = &d->ctx->inv;
+	const struct e2sr_extent *e;
 	size_t i, j;
+	errcode_t err;
 
-	for (i = 0; i < inv->count; i++)
-		for (j = 0; j < inv->files[i].map_count; j++)
-			if (inv->files[i].map[j].historic &&
-			    inv->files[i].map[j].nfree)
-				return 1;
+	*any = 0;
+	*set = NULL;
+	for (i = 0; i < inv->count; i++) {
+		for (j = 0; j < inv->files[i].map_count; j++) {
+			e = &inv->files[i].map[j];
+			if (!e->historic || !e->nfree)
+				continue;
+			if (!*set) {
+				err = ext2fs_allocate_block_bitmap(d->ctx->fs,
+						"freed historic blocks", set);
+				if (err)
+					return err;
+			}
+			ext2fs_mark_block_bitmap_range2(*set, e->pblk, e->len);
+			*any = 1;
+		}
+	}
 	return 0;
 }
 
@@ -2020,18 +2046,26 @@ static int historic_free(const struct e2sr_inventory *inv)
 static errcode_t account_owners(struct discover *d)
 {
 	struct owned_list o;
+	ext2fs_block_bitmap set;
+	int any;
 	errcode_t err;
 
-	if (!d->nwins && !historic_free(&d->ctx->inv))
-		return 0;
 	memset(&o, 0, sizeof(o));
+	err = historic_free(d, &set, &any);
+	if (err || (!d->nwins && !any))
+		goto out;
+	/* A window's blocks are any free block of its groups: all runs. */
+	o.interest = d->nwins ? NULL : set;
 	err = collect_owned(d, &o);
 	if (!err)
 		err = e2sr_unseen_mark(d->ctx, &d->unseen, d->wins, d->nwins,
 				       o.v, o.n);
 	if (!err)
 		err = e2sr_owned_index(d->ctx, o.v, o.n);
+out:
 	ext2fs_free_mem(&o.v);
+	if (set)
+		ext2fs_free_block_bitmap(set);
 	return err;
 }
 
