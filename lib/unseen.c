@@ -314,8 +314,10 @@ errcode_t e2sr_owned_index(struct e2sr_ctx *ctx, struct e2sr_owned *runs,
 			b = set;
 		}
 	}
-	qsort(inv->owned, inv->owned_count, sizeof(*inv->owned),
-	      cmp_owned_pblk);
+	/* Runs of an empty range give none (glibc's qsort wants a base). */
+	if (inv->owned_count)
+		qsort(inv->owned, inv->owned_count, sizeof(*inv->owned),
+		      cmp_owned_pblk);
 out:
 	ext2fs_free_block_bitmap(seen);
 	return err;
