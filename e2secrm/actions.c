@@ -84,7 +84,7 @@ static void print_one(const struct e2sr_action *a)
 		printf(" directory %u block #%" PRIu64, a->ino,
 		       (uint64_t)a->blk);
 		/* An entry loses its inode, name length and name. */
-		if (a->why == E2SR_WHY_NAME_BYTES)
+		if (e2sr_why_bytes(a->why))
 			printf(" bytes %u-%u", a->off, a->off + a->len - 1);
 		else
 			printf(" entry at byte %u (name of %u bytes)", a->off,

@@ -424,10 +424,12 @@ static errcode_t map_ea_block(struct map_walk *w,
 		map_damaged(w->file, EXT2_ET_BAD_EA_BLOCK_NUM);
 		return 0;
 	}
-	/* In use: shared with other inodes (refcount), so not ours. */
-	if (w->file->state == E2SR_STATE_DELETED &&
-	    ext2fs_test_block_bitmap2(fs->block_map, blk))
-		return 0;
+	/*
+	 * In use now, it is shared with other inodes (refcount) or taken
+	 * by another owner: never wiped as freed, but its journal copies
+	 * hold this file's values, and a directory that took it may keep
+	 * them past its entries (dirent.c).
+	 */
 	return map_add(w, blk, 0, 1, E2SR_EXT_EA) == EXT2_ET_NO_MEMORY ?
 		EXT2_ET_NO_MEMORY : 0;
 }

@@ -49,6 +49,8 @@ struct name_walk {
 	unsigned char		*jblob;		/* those names, length first */
 	size_t			jblob_len;
 	struct e2sr_name_set	names;		/* jblob, for the slack */
+	ext2fs_block_bitmap	reused;		/* blocks +s files held and */
+						/* gave up; NULL: none */
 	ext2_ino_t		dir;
 	char			*block;		/* one directory block */
 	errcode_t		err;
@@ -63,8 +65,8 @@ struct name_walk {
 static int cmp_name_action(const void *a, const void *b)
 {
 	const struct e2sr_action *x = a, *y = b;
-	int xb = x->why == E2SR_WHY_NAME_BYTES;
-	int yb = y->why == E2SR_WHY_NAME_BYTES;
+	int xb = e2sr_why_bytes(x->why);
+	int yb = e2sr_why_bytes(y->why);
 
 	if (x->blk != y->blk)
 		return x->blk < y->blk ? -1 : 1;
@@ -81,7 +83,47 @@ static void name_walk_free(struct name_walk *w)
 	ext2fs_free_mem(&w->jnames);
 	ext2fs_free_mem(&w->jblob);
 	e2sr_name_set_free(&w->names);
+	if (w->reused)
+		ext2fs_free_block_bitmap(w->reused);
 	ext2fs_free_mem(&w->block);
+}
+
+/*
+ * The blocks secure-delete files held and gave up: every block of every
+ * map, but a live file's own.  A new directory block is zeroed by the
+ * kernel only when its buffer is not cached (ext4_getblk): an EA block
+ * or a directory block freed and taken again by a directory while still
+ * cached keeps its old bytes past the new entries.  What is zero there
+ * is not planned, so data blocks, which the kernel reads through the
+ * file and not the device, cost nothing.
+ */
+static errcode_t reused_blocks(struct e2sr_ctx *ctx, struct name_walk *w)
+{
+	const struct e2sr_file *f;
+	const struct e2sr_extent *e;
+	size_t i, j, n = 0;
+	errcode_t err;
+
+	err = ext2fs_allocate_block_bitmap(ctx->fs, "secure-delete blocks "
+					   "given up", &w->reused);
+	if (err)
+		return err;
+	for (i = 0; i < ctx->inv.count; i++) {
+		f = &ctx->inv.files[i];
+		for (j = 0; j < f->map_count; j++) {
+			e = &f->map[j];
+			if (f->state == E2SR_STATE_LIVE && !e->historic)
+				continue;
+			ext2fs_mark_block_bitmap_range2(w->reused, e->pblk,
+							e->len);
+			n++;
+		}
+	}
+	if (!n) {
+		ext2fs_free_block_bitmap(w->reused);
+		w->reused = NULL;
+	}
+	return 0;
 }
 
 static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
@@ -97,6 +139,8 @@ static errcode_t sorted_inventory(struct e2sr_ctx *ctx, struct name_walk *w)
 		err = e2sr_name_set_init(&w->names, w->jblob, w->jblob_len);
 	if (!err)
 		err = e2sr_inventory_set(ctx, 0, &w->set);
+	if (!err)
+		err = reused_blocks(ctx, w);
 	return err;
 }
 
@@ -268,10 +312,28 @@ static int csum_tail(ext2_filsys fs, const struct ext2_dir_entry *de,
 }
 
 /*
+ * The bytes past a live entry, @from to @to, as the wipe leaves the
+ * block: the run from the first byte that is not zero to the last.
+ */
+static void plan_slack(struct name_walk *w, int why, unsigned int from,
+		       unsigned int to)
+{
+	while (from < to && !w->block[from])
+		from++;
+	while (to > from && !w->block[to - 1])
+		to--;
+	if (from < to)
+		take_name(w, why, 0, from, to - from,
+			  e2sr_crc32c_le(~0U, w->block + from, to - from));
+}
+
+/*
  * After an htree split or a merge, bytes of old entries stay in the
  * slack of live ones with their headers half overwritten, where the
  * library's iteration cannot see them.  Search the slack of each entry
- * for the names journal copies give to secure-delete inodes.
+ * for the names journal copies give to secure-delete inodes.  A block a
+ * secure-delete file gave up loses all of its slack, and so does every
+ * block with --dir-slack: what lies there is not known to be a name.
  */
 static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 		       blk64_t ref_blk EXT2FS_ATTR((unused)),
@@ -280,6 +342,7 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	struct name_walk *w = priv;
 	struct ext2_dir_entry *de;
 	unsigned int off = 0, rec_len, used, bs = fs->blocksize;
+	int why = 0;
 
 	if (blockcnt < 0)
 		return 0;
@@ -292,7 +355,11 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 	if (is_index_block(w, w->block, bs))
 		return 0;
 	as_wiped(w);
-	while (w->jblob_len && off + 8 <= bs) {
+	if (w->reused && ext2fs_test_block_bitmap2(w->reused, *blocknr))
+		why = E2SR_WHY_REUSED_SLACK;
+	else if (w->all)
+		why = E2SR_WHY_SLACK_BYTES;
+	while ((w->jblob_len || why) && off + 8 <= bs) {
 		de = (struct ext2_dir_entry *)(w->block + off);
 		if (ext2fs_get_rec_len(fs, de, &rec_len) || rec_len < 8 ||
 		    rec_len > bs - off || (rec_len & 3) ||
@@ -300,7 +367,9 @@ static int slack_block(ext2_filsys fs, blk64_t *blocknr, e2_blkcnt_t blockcnt,
 			break;
 		used = de->inode || ext2fs_dirent_name_len(de) ?
 		       ((8 + ext2fs_dirent_name_len(de) + 3) & ~3U) : 8;
-		if (used < rec_len)
+		if (used < rec_len && why)
+			plan_slack(w, why, off + used, off + rec_len);
+		else if (used < rec_len)
 			e2sr_name_set_scan(&w->names,
 					   (unsigned char *)w->block,
 					   off + used, off + rec_len, 1,
@@ -363,7 +432,8 @@ static errcode_t walk_dir(struct name_walk *w, ext2_ino_t dir)
 		err = w->err;
 	w->entry_end = w->plan->name_count;
 	w->wiped = w->dir_first;
-	if (err || (inode.i_flags & EXT4_INLINE_DATA_FL) || !w->jblob_len)
+	if (err || (inode.i_flags & EXT4_INLINE_DATA_FL) ||
+	    (!w->jblob_len && !w->reused && !w->all))
 		return err;
 	err = scan_slack(w, dir);
 	/* In the order the wipe writes: block by block, entries first. */
@@ -499,7 +569,7 @@ static int apply_part(struct name_apply *p, char *buf, unsigned int size)
 			not_as_planned(p);
 			break;
 		}
-		if (a->why == E2SR_WHY_NAME_BYTES) {
+		if (e2sr_why_bytes(a->why)) {
 			if (e2sr_crc32c_le(~0U, buf + a->off, a->len) !=
 			    a->crc) {
 				not_as_planned(p);

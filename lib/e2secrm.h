@@ -223,6 +223,9 @@ enum e2sr_why {
 	E2SR_WHY_FREE_IF_LOST,	/* --all-free-if-lost: a map is lost */
 	E2SR_WHY_UNWRITTEN,	/* a live file's unwritten extent */
 	E2SR_WHY_FREE_RECORD,	/* --free-inodes: a free record */
+	E2SR_WHY_REUSED_SLACK,	/* a +s block a live directory reused: */
+				/* the bytes past its entries */
+	E2SR_WHY_SLACK_BYTES,	/* --dir-slack: bytes past the entries */
 	E2SR_WHY_JOURNAL,	/* + enum e2sr_jwhy */
 	E2SR_WHY_COUNT = E2SR_WHY_JOURNAL + E2SR_JWHY_NAMEBYTES + 1
 };
@@ -739,6 +742,7 @@ struct e2sr_kind {
 extern const struct e2sr_kind *const e2sr_kinds[E2SR_KIND_COUNT];
 int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k);
 const char *e2sr_why_key(int why);
+int e2sr_why_bytes(int why);
 const char *e2sr_stage_label(enum e2sr_stage stage);
 void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,
 		      uint64_t n[E2SR_KIND_COUNT][2]);
