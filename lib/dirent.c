@@ -61,6 +61,16 @@ struct name_walk {
 	size_t			wiped;		/* as_wiped()'s cursor */
 };
 
+/*
+ * Whether a directory part of @why is bare bytes (a run past the entries)
+ * rather than an entry, which loses its inode, name length and name.
+ */
+int e2sr_why_bytes(int why)
+{
+	return why == E2SR_WHY_NAME_BYTES || why == E2SR_WHY_REUSED_SLACK ||
+	       why == E2SR_WHY_SLACK_BYTES;
+}
+
 /* A directory's name actions: by block, its entries before its bytes. */
 static int cmp_name_action(const void *a, const void *b)
 {

@@ -742,6 +742,7 @@ struct e2sr_kind {
 extern const struct e2sr_kind *const e2sr_kinds[E2SR_KIND_COUNT];
 int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k);
 const char *e2sr_why_key(int why);
+/* dirent.c: a directory part that is bare bytes, not an entry */
 int e2sr_why_bytes(int why);
 const char *e2sr_stage_label(enum e2sr_stage stage);
 void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,

@@ -441,16 +441,6 @@ void e2sr_kind_counts(const struct e2sr_ctx *ctx, int done,
 	}
 }
 
-/*
- * Whether a directory part of @why is bare bytes (a run past the entries)
- * rather than an entry, which loses its inode, name length and name.
- */
-int e2sr_why_bytes(int why)
-{
-	return why == E2SR_WHY_NAME_BYTES || why == E2SR_WHY_REUSED_SLACK ||
-	       why == E2SR_WHY_SLACK_BYTES;
-}
-
 /* The name of a rule (enum e2sr_why): the reports' and the JSON's. */
 const char *e2sr_why_key(int why)
 {
