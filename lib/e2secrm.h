@@ -193,7 +193,8 @@ enum e2sr_jwhy {
 	E2SR_JWHY_MAP,		/* a copy of a block of one of its maps */
 	E2SR_JWHY_NAME,		/* a directory copy naming it */
 	E2SR_JWHY_FC,		/* a fast-commit block with its inode/name */
-	E2SR_JWHY_DESC,		/* the descriptor of such copies */
+	E2SR_JWHY_DESC,		/* the descriptor of such copies, */
+				/* sealed again (struct e2sr_seal) */
 	E2SR_JWHY_ALL,		/* --all-journal: stale, whoever's */
 	E2SR_JWHY_NAMEBYTES,	/* the bytes of a known name, no header */
 };
@@ -215,6 +216,16 @@ struct e2sr_jplan {
 	__u32			len;		/* a part: bytes; 0: whole */
 	__u32			crc_before;	/* a part: the block, planned */
 	__u32			crc_after;	/* and written */
+};
+
+/*
+ * A tag to set in a descriptor the run seals again: the copy it tags is
+ * rewritten, and its checksum must say what is written (plan_journal.c).
+ */
+struct e2sr_seal {
+	__u32			desc;		/* the descriptor's jblock */
+	__u32			index;		/* of the tag in it */
+	__u32			csum;		/* of the copy as written */
 };
 
 /*
@@ -368,6 +379,9 @@ struct e2sr_plan {
 	size_t			journal_alloc;
 	size_t			journal_blocks;	/* distinct blocks in it */
 	size_t			journal_parts;	/* of them, written in part */
+	struct e2sr_seal	*seals;		/* by descriptor, then tag */
+	size_t			seal_count;
+	size_t			seal_alloc;
 	int			free_all;	/* wipe every free block too */
 	/*
 	 * What no history traces (a lost map, a gap in the journal's

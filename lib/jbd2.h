@@ -212,8 +212,17 @@ errcode_t e2sr_jblock_header(const struct e2sr_jsb *jsb, const void *block,
 			     __u32 *blocktype, __u32 *sequence);
 errcode_t e2sr_jdesc_tags(const struct e2sr_jsb *jsb, const void *block,
 			  e2sr_tag_fn cb, void *priv);
+__u32 e2sr_jtag_csum(const struct e2sr_jsb *jsb, __u32 sequence,
+		     const void *data);
 errcode_t e2sr_jtag_csum_ok(const struct e2sr_jsb *jsb, __u32 sequence,
 			    const void *data, __u32 tag_csum);
+errcode_t e2sr_jdesc_set_csum(const struct e2sr_jsb *jsb, void *block,
+			      unsigned int index, __u32 csum);
+void e2sr_jblock_tail_seal(const struct e2sr_jsb *jsb, void *block);
+struct e2sr_seal;
+errcode_t e2sr_seal_image(const struct e2sr_jsb *jsb,
+			  const struct e2sr_seal *seals, size_t n,
+			  void *block);
 errcode_t e2sr_jrevoke_records(const struct e2sr_jsb *jsb, const void *block,
 			       e2sr_revoke_fn cb, void *priv);
 errcode_t e2sr_jcommit_check(const struct e2sr_jsb *jsb, const void *block,

@@ -256,23 +256,33 @@ errcode_t e2sr_jdesc_tags(const struct e2sr_jsb *jsb, const void *block,
 }
 
 /*
- * 0 when a data block, as stored in the journal (still escaped), matches
- * its tag's checksum: crc32c(seed, be32 sequence, block); 16 bits of it
- * with CSUM_V2.
+ * The checksum a tag holds for a data block as stored in the journal
+ * (still escaped): crc32c(seed, be32 sequence, block); CSUM_V2 keeps 16
+ * bits of it.
  */
+__u32 e2sr_jtag_csum(const struct e2sr_jsb *jsb, __u32 sequence,
+		     const void *data)
+{
+	__u32 seq_be, crc;
+
+	seq_be = ext2fs_cpu_to_be32(sequence);
+	crc = e2sr_crc32c_le(jsb->csum_seed, (const unsigned char *)&seq_be,
+			       sizeof(seq_be));
+	crc = e2sr_crc32c_le(crc, data, jsb->blocksize);
+	return jsb->csum_version == 2 ? crc & 0xFFFF : crc;
+}
+
+/* 0 when a data block matches its tag's checksum (above). */
 errcode_t e2sr_jtag_csum_ok(const struct e2sr_jsb *jsb, __u32 sequence,
 			    const void *data, __u32 tag_csum)
 {
-	__u32 seq_be, crc;
+	__u32 crc;
 
 	if (!jsb || !data)
 		return EXT2_ET_INVALID_ARGUMENT;
 	if (!jsb->csum_version)
 		return 0;	/* no data checksums in this journal */
-	seq_be = ext2fs_cpu_to_be32(sequence);
-	crc = e2sr_crc32c_le(jsb->csum_seed, (const unsigned char *)&seq_be,
-			       sizeof(seq_be));
-	crc = e2sr_crc32c_le(crc, data, jsb->blocksize);
+	crc = e2sr_jtag_csum(jsb, sequence, data);
 	if (jsb->csum_version == 2)
 		return (crc & 0xFFFF) == (tag_csum & 0xFFFF) ?
 			0 : E2SR_ERR_JOURNAL_BAD_CSUM;
@@ -399,6 +409,77 @@ errcode_t e2sr_jdesc_tags_replay(const struct e2sr_jsb *jsb,
 		if (flags & E2SR_JBD2_FLAG_LAST_TAG)
 			break;
 	}
+	return 0;
+}
+
+/*
+ * Set the checksum of tag @index of descriptor @block to @csum, in place;
+ * the tail is sealed again by e2sr_jblock_tail_seal().  The tags are
+ * read as e2sr_jdesc_tags() reads them.
+ */
+errcode_t e2sr_jdesc_set_csum(const struct e2sr_jsb *jsb, void *block,
+			      unsigned int index, __u32 csum)
+{
+	unsigned char *p = block;
+	size_t off = HDR_SIZE, end = jsb->blocksize - jsb->tail_bytes;
+	unsigned int i;
+	__u32 flags;
+
+	if (!jsb->csum_version)
+		return EXT2_ET_INVALID_ARGUMENT;
+	for (i = 0;; i++) {
+		if (off + jsb->tag_bytes > end)
+			return E2SR_ERR_JOURNAL_BAD_TAGS;
+		flags = jsb->csum_version == 3 ? e2sr_get_be32(p + off + 4) :
+						 e2sr_get_be16(p + off + 6);
+		if (i == index)
+			break;
+		if (flags & E2SR_JBD2_FLAG_LAST_TAG)
+			return E2SR_ERR_JOURNAL_BAD_TAGS;
+		off += jsb->tag_bytes;
+		if (!(flags & E2SR_JBD2_FLAG_SAME_UUID))
+			off += E2SR_JBD2_UUID_SIZE;
+	}
+	if (jsb->csum_version == 3) {
+		e2sr_put_be32(p + off + 12, csum);
+	} else {
+		p[off + 4] = (csum >> 8) & 0xFF;
+		p[off + 5] = csum & 0xFF;
+	}
+	return 0;
+}
+
+/* Write the tail checksum of a descriptor or revoke block, if any. */
+void e2sr_jblock_tail_seal(const struct e2sr_jsb *jsb, void *block)
+{
+	unsigned char *p = block;
+	size_t hole;
+
+	if (!jsb->csum_version)
+		return;
+	hole = jsb->blocksize - jsb->tail_bytes;
+	e2sr_put_be32(p + hole, csum_with_hole(jsb->csum_seed, p,
+					       jsb->blocksize, hole));
+}
+
+/*
+ * Descriptor @block (its bytes as on disk) with the tags @seals[0..n)
+ * name set to their copies' new checksums, and its tail sealed: what the
+ * plan writes, and what the writer checks it wrote.
+ */
+errcode_t e2sr_seal_image(const struct e2sr_jsb *jsb,
+			  const struct e2sr_seal *seals, size_t n, void *block)
+{
+	errcode_t err;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		err = e2sr_jdesc_set_csum(jsb, block, seals[i].index,
+					  seals[i].csum);
+		if (err)
+			return err;
+	}
+	e2sr_jblock_tail_seal(jsb, block);
 	return 0;
 }
 

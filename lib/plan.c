@@ -36,6 +36,7 @@ void e2sr_plan_free(struct e2sr_plan *plan)
 	ext2fs_free_mem(&plan->name_dirs);
 	ext2fs_free_mem(&plan->names);
 	ext2fs_free_mem(&plan->journal);
+	ext2fs_free_mem(&plan->seals);
 	ext2fs_free_mem(&plan->unwritten);
 	ext2fs_free_mem(&plan->actions);
 	memset(plan, 0, sizeof(*plan));

@@ -1045,13 +1045,135 @@ static errcode_t settle_shared(struct e2sr_ctx *ctx)
 	return err;
 }
 
+static int cmp_seal(const void *a, const void *b)
+{
+	const struct e2sr_seal *x = a, *y = b;
+
+	if (x->desc != y->desc)
+		return x->desc < y->desc ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Which tag of descriptor @desc tags log block @jb: the ring's count. */
+static __u32 tag_index(const struct e2sr_jsb *jsb, __u32 desc, __u32 jb)
+{
+	if (jb > desc)
+		return jb - desc - 1;
+	return (jsb->last - desc - 1) + (jb - jsb->first);
+}
+
+/* The copy @i.. of the plan as it will be written, in @after. */
+static errcode_t planned_image(struct e2sr_ctx *ctx, size_t i, size_t end,
+			       unsigned char *after)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	unsigned int bs = ctx->journal->blocksize;
+	const unsigned char *data;
+	errcode_t err;
+	size_t k;
+
+	memset(after, 0, bs);
+	if (!plan->journal[i].len)
+		return 0;	/* zeros, whatever the method */
+	err = e2sr_journal_block(ctx->journal, plan->journal[i].jblock, &data);
+	if (err)
+		return err;
+	memcpy(after, data, bs);
+	for (k = i; k < end; k++)
+		memset(after + plan->journal[k].off, 0, plan->journal[k].len);
+	return 0;
+}
+
 /*
- * The descriptor of every copy planned whole goes too: once it is gone
- * the copy is nobody's, so a second run, whatever the copy now holds
- * (zeros or random bytes), finds nothing to attribute.  A copy written
- * in part keeps its descriptor: the rest of it is other files', and
- * what is left of it attributes nothing secure-delete.  Blocks and
- * parts already all zero are not written again.
+ * With checksums in the log, a copy rewritten no longer matches its tag,
+ * and a later run would take it for a block a later transaction wrote
+ * over: what is left in it (other files' records and entries, which tell
+ * a plain file's name from a secure-delete file's) would be lost to it.
+ * So each tag of a copy the plan writes, which matched before, is set to
+ * what is written, and its descriptor sealed again (E2SR_JWHY_DESC),
+ * after its copies are on disk (kinds.c's order).  With --all-journal
+ * the descriptors go too, and nothing is sealed.
+ */
+static errcode_t plan_seals(struct e2sr_ctx *ctx)
+{
+	struct e2sr_plan *plan = &ctx->plan;
+	const struct e2sr_jwalk *w = &ctx->history.walk;
+	const struct e2sr_jsb *jsb = &ctx->journal->jsb;
+	unsigned int bs = ctx->journal->blocksize;
+	const struct e2sr_jblock *b;
+	const unsigned char *data;
+	unsigned char *after = NULL;
+	struct e2sr_seal *sl;
+	size_t i, end, n = plan->journal_count;
+	errcode_t err;
+
+	plan->seal_count = 0;
+	if (!jsb->csum_version || !w->nblocks ||
+	    (plan->sanitize & E2SR_FREE_JOURNAL))
+		return 0;
+	err = ext2fs_get_mem(bs, &after);
+	if (err)
+		return err;
+	for (i = 0; !err && i < n; i = end) {
+		end = e2sr_jplan_block_end(plan, i);
+		b = bsearch(&plan->journal[i].jblock, w->blocks, w->nblocks,
+			    sizeof(*w->blocks), cmp_walk_jblock);
+		/* One that did not match is another transaction's now. */
+		if (!b || !b->verified || !jsb->csum_version)
+			continue;
+		err = planned_image(ctx, i, end, after);
+		if (!err)
+			err = e2sr_array_room(&plan->seals, &plan->seal_alloc,
+					      plan->seal_count + 1,
+					      sizeof(*plan->seals));
+		if (err)
+			break;
+		sl = &plan->seals[plan->seal_count++];
+		sl->desc = b->desc;
+		sl->index = tag_index(jsb, b->desc, b->jblock);
+		sl->csum = e2sr_jtag_csum(jsb, b->sequence, after);
+	}
+	if (!err && plan->seal_count)
+		qsort(plan->seals, plan->seal_count, sizeof(*plan->seals),
+		      cmp_seal);
+	/* One action per descriptor, its bytes as the seals leave them. */
+	for (i = 0; !err && i < plan->seal_count; i = end) {
+		for (end = i + 1; end < plan->seal_count &&
+		     plan->seals[end].desc == plan->seals[i].desc; end++)
+			;
+		err = e2sr_journal_block(ctx->journal, plan->seals[i].desc,
+					 &data);
+		if (err)
+			break;
+		memcpy(after, data, bs);
+		err = e2sr_seal_image(jsb, plan->seals + i, end - i, after);
+		if (!err)
+			err = plan_part(plan, plan->seals[i].desc,
+					E2SR_JWHY_DESC, 0, 0, 0);
+		if (err)
+			break;
+		plan->journal[plan->journal_count - 1].crc_before =
+			e2sr_crc32c_le(~0U, data, bs);
+		plan->journal[plan->journal_count - 1].crc_after =
+			e2sr_crc32c_le(~0U, after, bs);
+		plan->journal[plan->journal_count - 1].settled = 1;
+		plan->journal_blocks++;
+	}
+	ext2fs_free_mem(&after);
+	if (!err && plan->journal_count > n)
+		qsort(plan->journal, plan->journal_count,
+		      sizeof(*plan->journal), cmp_jplan);
+	return err;
+}
+
+/*
+ * A copy planned whole is zeroed (wipe_io.c), and its descriptor stays:
+ * the other copies of its transaction keep saying which block they copy
+ * and when, which is what tells a plain file's entry from a
+ * secure-delete file's (plain_life()) and what coverage rests on.  A
+ * second run finds the copy attributed and all zero: nothing in it.  A
+ * copy written in part keeps its descriptor too: the rest of it is other
+ * files'.  Blocks and parts already all zero are not written again.
  */
 static errcode_t settle_blocks(struct e2sr_ctx *ctx)
 {
@@ -1060,39 +1182,14 @@ static errcode_t settle_blocks(struct e2sr_ctx *ctx)
 	const struct e2sr_jsb *jsb = &ctx->journal->jsb;
 	const struct e2sr_jblock *b;
 	const unsigned char *data;
-	size_t i, n, end, kept, planned;
+	size_t i, n, end, kept;
 	errcode_t err;
 
 	err = sort_unique(plan, jsb);
 	if (!err)
 		err = settle_shared(ctx);
-	if (!err)
-		err = sort_unique(plan, jsb);
 	if (err)
 		return err;
-	/*
-	 * A copy already all zero was wiped by a run that was cut before
-	 * its descriptor went: the descriptor goes now, as it would have.
-	 */
-	for (i = 0; i < w->nblocks; i++) {
-		if (!w->blocks[i].zero)
-			continue;
-		err = plan_jblock(plan, w->blocks[i].desc, E2SR_JWHY_DESC, 0);
-		if (err)
-			return err;
-	}
-	planned = plan->journal_count;
-	for (i = 0; i < planned; i++) {
-		if (!w->nblocks || plan->journal[i].len)
-			continue;
-		b = bsearch(&plan->journal[i].jblock, w->blocks, w->nblocks,
-			    sizeof(*w->blocks), cmp_walk_jblock);
-		if (!b)
-			continue;
-		err = plan_jblock(plan, b->desc, E2SR_JWHY_DESC, 0);
-		if (err)
-			return err;
-	}
 	err = sort_unique(plan, jsb);
 	if (err)
 		return err;
@@ -1141,7 +1238,7 @@ static errcode_t settle_blocks(struct e2sr_ctx *ctx)
 		plan->journal_blocks++;
 	}
 	plan->journal_count = n;
-	return 0;
+	return plan_seals(ctx);
 }
 
 /*

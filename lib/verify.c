@@ -173,18 +173,25 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 			err = check_runs(ctx, plan->meta_blocks, 1, buf, chunk);
 		if (!err && plan->free_all)
 			err = check_runs(ctx, ctx->fs->block_map, 0, buf, chunk);
-		for (i = 0; !err && j && i < plan->journal_count; i++) {
-			if (plan->journal[i].len)
-				continue;
-			err = check_zero(ctx, j->io,
-					 e2sr_journal_phys(j,
-						plan->journal[i].jblock),
-					 1, buf, chunk);
-		}
 	}
-	/* Copies written in part: as planned, whatever the method. */
+	/* Whole copies: zeros, unless the whole log went by the method. */
 	for (i = 0; !err && j && i < plan->journal_count; i++) {
-		if (!plan->journal[i].len ||
+		if (plan->journal[i].len ||
+		    plan->journal[i].why == E2SR_JWHY_DESC ||
+		    (ctx->opts.method == E2SR_METHOD_RANDOM &&
+		     (plan->sanitize & E2SR_FREE_JOURNAL)))
+			continue;
+		err = check_zero(ctx, j->io,
+				 e2sr_journal_phys(j, plan->journal[i].jblock),
+				 1, buf, chunk);
+	}
+	/*
+	 * Copies written in part, and descriptors sealed again: as
+	 * planned, whatever the method.
+	 */
+	for (i = 0; !err && j && i < plan->journal_count; i++) {
+		if ((!plan->journal[i].len &&
+		     plan->journal[i].why != E2SR_JWHY_DESC) ||
 		    (i && plan->journal[i - 1].jblock ==
 		     plan->journal[i].jblock))
 			continue;

@@ -631,11 +631,95 @@ static size_t journal_run(const struct e2sr_journal *j,
 }
 
 /*
+ * Whole copies are zeroed whatever the method, as parts are: their
+ * descriptors stay (plan_journal.c), and a copy of zeros attributed to a
+ * block holds nothing, where random bytes would read as records or
+ * entries.  Only when the whole log goes (--all-journal), descriptors
+ * included, does the method apply.
+ */
+static errcode_t journal_whole(struct e2sr_ctx *ctx, blk64_t phys,
+			       blk64_t n)
+{
+	enum e2sr_method method = ctx->opts.method;
+	errcode_t err;
+
+	if (ctx->plan.sanitize & E2SR_FREE_JOURNAL)
+		return put_run(ctx, ctx->journal->io, phys, n);
+	if (method == E2SR_METHOD_RANDOM)
+		memset(ctx->writer.wbuf, 0,
+		       ctx->writer.wbuf_blocks * ctx->fs->blocksize);
+	if (method != E2SR_METHOD_DISCARD &&
+	    method != E2SR_METHOD_SECDISCARD)
+		ctx->opts.method = E2SR_METHOD_ZERO;
+	err = put_run(ctx, ctx->journal->io, phys, n);
+	ctx->opts.method = method;
+	return err;
+}
+
+static int cmp_seal_desc(const void *key, const void *elem)
+{
+	__u32 desc = *(const __u32 *)key;
+	const struct e2sr_seal *x = elem;
+
+	return desc < x->desc ? -1 : desc > x->desc;
+}
+
+static int cmp_jplan_block(const void *key, const void *elem)
+{
+	__u32 jb = *(const __u32 *)key;
+	const struct e2sr_jplan *x = elem;
+
+	return jb < x->jblock ? -1 : jb > x->jblock;
+}
+
+/*
+ * A descriptor sealed again (plan_journal.c), once its copies are on
+ * disk: it must read as planned, and, its tags set to what the copies
+ * now hold and its tail sealed, as planned after.
+ */
+static errcode_t journal_seal(struct e2sr_ctx *ctx,
+			      const struct e2sr_action *a, unsigned char *buf)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_journal *j = ctx->journal;
+	const struct e2sr_jplan *jp;
+	__u32 desc = (__u32)a->blk;
+	size_t lo, hi;
+	blk64_t phys;
+	errcode_t err;
+
+	jp = bsearch(&desc, plan->journal, plan->journal_count,
+		     sizeof(*plan->journal), cmp_jplan_block);
+	lo = e2sr_lower_bound(plan->seals, plan->seal_count,
+			      sizeof(*plan->seals), &desc, cmp_seal_desc);
+	for (hi = lo; hi < plan->seal_count && plan->seals[hi].desc == desc;
+	     hi++)
+		;
+	if (!jp || jp->why != E2SR_JWHY_DESC || hi == lo)
+		return E2SR_ERR_CHANGED;
+	err = e2sr_wipe_journal_check(ctx, desc, 1);
+	if (err)
+		return err;
+	phys = e2sr_journal_phys(j, desc);
+	err = io_channel_read_blk64(j->io, phys, 1, buf);
+	if (err)
+		return err;
+	if (e2sr_crc32c_le(~0U, buf, j->blocksize) != a->crc)
+		return E2SR_ERR_CHANGED;
+	err = e2sr_seal_image(&j->jsb, plan->seals + lo, hi - lo, buf);
+	if (err)
+		return err;
+	if (e2sr_crc32c_le(~0U, buf, j->blocksize) != jp->crc_after)
+		return E2SR_ERR_CHANGED;
+	ctx->stats.write_calls++;
+	return io_channel_write_blk64(j->io, phys, 1, buf);
+}
+
+/*
  * Overwrite the planned journal blocks, @a[0..n), in the plan's order:
  * the shared copies in part, the others whole in physically contiguous
- * runs, then, once they are on disk, the descriptors that say where
- * they are.  A run cut in between leaves descriptors a re-run still
- * follows to the copies.  Each class is flushed before the next.
+ * runs, then the descriptors, sealed again, once what they describe is
+ * on disk.  Each class is flushed before the next.
  */
 errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 				  const struct e2sr_action *a, size_t n)
@@ -672,13 +756,19 @@ errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 			if (err)
 				break;
 			*done += blocks;
+		} else if (is_descriptor(&a[i])) {
+			end = i + 1;
+			err = journal_seal(ctx, &a[i], buf);
+			if (err)
+				break;
+			j->win_count = 0;	/* the window held what is gone */
+			*done += 1;
 		} else {
 			end = i + journal_run(j, a + i, n - i, max);
 			err = e2sr_wipe_journal_check(ctx, a[i].blk, end - i);
 			if (!err)
-				err = put_run(ctx, j->io,
-					      e2sr_journal_phys(j, a[i].blk),
-					      end - i);
+				err = journal_whole(ctx,
+					e2sr_journal_phys(j, a[i].blk), end - i);
 			if (err)
 				break;
 			j->win_count = 0;	/* the window held what is gone */
