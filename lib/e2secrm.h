@@ -211,6 +211,8 @@ struct e2sr_jplan {
 	__u32			jblock;
 	__u16			why;		/* enum e2sr_jwhy */
 	__u8			settled;	/* a part: its crcs are made */
+	__u8			sealed;		/* its transaction is written */
+						/* in one piece (a seal's) */
 	ext2_ino_t		ino;		/* whose (0: DESC, NAMEBYTES) */
 	__u32			off;		/* a part: first byte */
 	__u32			len;		/* a part: bytes; 0: whole */
@@ -225,6 +227,7 @@ struct e2sr_jplan {
 struct e2sr_seal {
 	__u32			desc;		/* the descriptor's jblock */
 	__u32			index;		/* of the tag in it */
+	__u32			jblock;		/* of the copy it tags */
 	__u32			csum;		/* of the copy as written */
 };
 

@@ -190,36 +190,69 @@ static void journal_planned(const struct e2sr_ctx *ctx, uint64_t n[2])
 	n[0] = ctx->plan.journal_blocks;
 }
 
+/* The plan's entries for journal block @jb: [*lo, return). */
+static size_t jplan_range(const struct e2sr_plan *plan, __u32 jb, size_t *lo)
+{
+	size_t a = 0, b = plan->journal_count, mid;
+
+	while (a < b) {
+		mid = a + (b - a) / 2;
+		if (plan->journal[mid].jblock < jb)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	*lo = a;
+	return a < plan->journal_count && plan->journal[a].jblock == jb ?
+	       e2sr_jplan_block_end(plan, a) : a;
+}
+
 /*
- * In wipe_io.c's order: the blocks written in part first, then the
- * others whole, the descriptors last.
+ * In wipe_io.c's order: each transaction sealed again first, its
+ * descriptor then its copies, written in one piece; then the other
+ * copies written in part, then the others whole.
  */
 static void journal_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 			    void *data)
 {
 	const struct e2sr_plan *plan = &ctx->plan;
 	struct e2sr_action a;
-	size_t i, end;
-	int desc;
+	size_t i, k, end, lo, hi;
 
+	for (i = 0; i < plan->seal_count; i = end) {
+		for (end = i + 1; end < plan->seal_count &&
+		     plan->seals[end].desc == plan->seals[i].desc; end++)
+			;
+		hi = jplan_range(plan, plan->seals[i].desc, &lo);
+		for (; lo < hi; lo++) {
+			e2sr_journal_action(&plan->journal[lo], &a);
+			fn(data, &a);
+		}
+		for (k = i; k < end; k++) {
+			hi = jplan_range(plan, plan->seals[k].jblock, &lo);
+			for (; lo < hi; lo++) {
+				e2sr_journal_action(&plan->journal[lo], &a);
+				fn(data, &a);
+			}
+		}
+	}
 	for (i = 0; i < plan->journal_count; i = end) {
 		end = e2sr_jplan_block_end(plan, i);
-		if (!plan->journal[i].len)
+		if (!plan->journal[i].len || plan->journal[i].sealed)
 			continue;
 		for (; i < end; i++) {
 			e2sr_journal_action(&plan->journal[i], &a);
 			fn(data, &a);
 		}
 	}
-	for (desc = 0; desc < 2; desc++)
-		for (i = 0; i < plan->journal_count; i++) {
-			const struct e2sr_jplan *jp = &plan->journal[i];
+	for (i = 0; i < plan->journal_count; i++) {
+		const struct e2sr_jplan *jp = &plan->journal[i];
 
-			if (jp->len || (jp->why == E2SR_JWHY_DESC) != desc)
-				continue;
-			e2sr_journal_action(jp, &a);
-			fn(data, &a);
-		}
+		if (jp->len || jp->sealed)
+			continue;
+		e2sr_journal_action(jp, &a);
+		fn(data, &a);
+	}
 }
 
 static errcode_t journal_check(struct e2sr_ctx *ctx,

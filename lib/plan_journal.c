@@ -1091,8 +1091,8 @@ static errcode_t planned_image(struct e2sr_ctx *ctx, size_t i, size_t end,
  * a plain file's name from a secure-delete file's) would be lost to it.
  * So each tag of a copy the plan writes, which matched before, is set to
  * what is written, and its descriptor sealed again (E2SR_JWHY_DESC),
- * after its copies are on disk (kinds.c's order).  With --all-journal
- * the descriptors go too, and nothing is sealed.
+ * with its copies, in one write where they lie together (wipe_io.c).
+ * With --all-journal the descriptors go too, and nothing is sealed.
  */
 static errcode_t plan_seals(struct e2sr_ctx *ctx)
 {
@@ -1131,7 +1131,10 @@ static errcode_t plan_seals(struct e2sr_ctx *ctx)
 		sl = &plan->seals[plan->seal_count++];
 		sl->desc = b->desc;
 		sl->index = tag_index(jsb, b->desc, b->jblock);
+		sl->jblock = b->jblock;
 		sl->csum = e2sr_jtag_csum(jsb, b->sequence, after);
+		for (; i < end; i++)
+			plan->journal[i].sealed = 1;
 	}
 	if (!err && plan->seal_count)
 		qsort(plan->seals, plan->seal_count, sizeof(*plan->seals),
@@ -1157,6 +1160,7 @@ static errcode_t plan_seals(struct e2sr_ctx *ctx)
 		plan->journal[plan->journal_count - 1].crc_after =
 			e2sr_crc32c_le(~0U, after, bs);
 		plan->journal[plan->journal_count - 1].settled = 1;
+		plan->journal[plan->journal_count - 1].sealed = 1;
 		plan->journal_blocks++;
 	}
 	ext2fs_free_mem(&after);

@@ -715,6 +715,115 @@ static errcode_t journal_seal(struct e2sr_ctx *ctx,
 	return io_channel_write_blk64(j->io, phys, 1, buf);
 }
 
+/* The parts of one copy, @a[0..n), applied to its bytes @b. */
+static errcode_t copy_parts(const struct e2sr_action *a, size_t n,
+			    unsigned char *b, unsigned int bs)
+{
+	size_t i;
+
+	if (!a->len) {
+		memset(b, 0, bs);	/* whole: zeros (journal_whole()) */
+		return 0;
+	}
+	if (e2sr_crc32c_le(~0U, b, bs) != a->crc)
+		return E2SR_ERR_CHANGED;
+	for (i = 0; i < n; i++) {
+		if (a[i].off > bs || a[i].len > bs - a[i].off)
+			return E2SR_ERR_CHANGED;
+		memset(b + a[i].off, 0, a[i].len);
+	}
+	return 0;
+}
+
+/*
+ * A transaction sealed again: its descriptor's action, @a[0], then its
+ * copies' (kinds.c's order), up to where they end, returned in *@used,
+ * and the log blocks written in *@blocks.  Where the descriptor and its
+ * copies lie one after the other in the log and on the device, they are
+ * read, rewritten and written back in one piece, so that a run cut
+ * anywhere leaves each transaction as it was or as it is meant to be,
+ * its tags matching its copies either way; otherwise the copies go
+ * first, then the descriptor.
+ */
+static errcode_t journal_sealed(struct e2sr_ctx *ctx,
+				const struct e2sr_action *a, size_t n,
+				size_t max, unsigned char *buf, size_t *used,
+				size_t *blocks)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	struct e2sr_journal *j = ctx->journal;
+	unsigned int bs = j->blocksize;
+	__u32 desc = (__u32)a->blk, last = desc;
+	blk64_t phys = e2sr_journal_phys(j, desc);
+	const struct e2sr_jplan *jp;
+	size_t lo, hi, s, k = 1, c, span, i;
+	int whole = 1;
+	errcode_t err;
+
+	jp = bsearch(&desc, plan->journal, plan->journal_count,
+		     sizeof(*plan->journal), cmp_jplan_block);
+	lo = e2sr_lower_bound(plan->seals, plan->seal_count,
+			      sizeof(*plan->seals), &desc, cmp_seal_desc);
+	for (hi = lo; hi < plan->seal_count && plan->seals[hi].desc == desc;
+	     hi++)
+		;
+	if (!jp || jp->why != E2SR_JWHY_DESC || hi == lo)
+		return E2SR_ERR_CHANGED;
+	for (s = lo; s < hi; s++) {
+		if (plan->seals[s].jblock <= last)
+			whole = 0;	/* the log wraps inside it */
+		last = plan->seals[s].jblock;
+		while (k < n && a[k].blk == last)
+			k++;
+	}
+	*used = k;
+	*blocks = 1 + (hi - lo);	/* what the plan counts */
+	span = (size_t)(last - desc) + 1;
+	if (whole && span <= max && span <= ctx->writer.wbuf_blocks)
+		for (i = 1; i < span; i++)
+			if (e2sr_journal_phys(j, desc + i) != phys + i)
+				whole = 0;
+	if (!whole || span > max) {
+		/* In turn: the copies, then what says what they are. */
+		for (i = 1; i < k; i = c) {
+			for (c = i + 1; c < k && a[c].blk == a[i].blk; c++)
+				;
+			err = e2sr_wipe_journal_check(ctx, a[i].blk, 1);
+			if (!err && a[i].len)
+				err = journal_parts(ctx, a + i, c - i, 1, buf);
+			else if (!err)
+				err = journal_whole(ctx,
+					e2sr_journal_phys(j, a[i].blk), 1);
+			if (err)
+				return err;
+		}
+		err = io_channel_flush(j->io);
+		return err ? err : journal_seal(ctx, a, buf);
+	}
+	err = e2sr_wipe_journal_check(ctx, desc, span);
+	if (!err)
+		err = io_channel_read_blk64(j->io, phys, span, buf);
+	if (err)
+		return err;
+	if (e2sr_crc32c_le(~0U, buf, bs) != a->crc)
+		return E2SR_ERR_CHANGED;
+	err = e2sr_seal_image(&j->jsb, plan->seals + lo, hi - lo, buf);
+	if (err)
+		return err;
+	if (e2sr_crc32c_le(~0U, buf, bs) != jp->crc_after)
+		return E2SR_ERR_CHANGED;
+	for (i = 1; i < k; i = c) {
+		for (c = i + 1; c < k && a[c].blk == a[i].blk; c++)
+			;
+		err = copy_parts(a + i, c - i,
+				 buf + (size_t)(a[i].blk - desc) * bs, bs);
+		if (err)
+			return err;
+	}
+	ctx->stats.write_calls++;
+	return io_channel_write_blk64(j->io, phys, span, buf);
+}
+
 /*
  * Overwrite the planned journal blocks, @a[0..n), in the plan's order:
  * the shared copies in part, the others whole in physically contiguous
@@ -757,12 +866,13 @@ errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 				break;
 			*done += blocks;
 		} else if (is_descriptor(&a[i])) {
-			end = i + 1;
-			err = journal_seal(ctx, &a[i], buf);
+			err = journal_sealed(ctx, a + i, n - i, max, buf,
+					     &k, &blocks);
 			if (err)
 				break;
+			end = i + k;
 			j->win_count = 0;	/* the window held what is gone */
-			*done += 1;
+			*done += blocks;
 		} else {
 			end = i + journal_run(j, a + i, n - i, max);
 			err = e2sr_wipe_journal_check(ctx, a[i].blk, end - i);
