@@ -295,8 +295,8 @@ what() {
 	8)
 		jb=$(jlog "$b")
 		line=$(awk -v j="$jb" '$1 == j' "$T/jmap" | tr -s ' ')
-		# The run wipes the descriptors of what it wipes: say what
-		# the block was before it.
+		# Say what the block was before the run too (a copy the
+		# kernel's ring left unattributed may have been attributed).
 		was=$(awk -v j="$jb" '$1 == j' "$T/jmap0" | tr -s ' ')
 		echo "journal block $jb (fs block $b):" \
 			"${line:-not attributed by --journal-map};" \
