@@ -496,6 +496,53 @@ static void test_desc_layouts(void **state)
 	}
 }
 
+/*
+ * A descriptor sealed again (plan_journal.c, wipe_io.c): the tag named
+ * gets the checksum of the copy as written, the others keep theirs, the
+ * tail holds again, and a copy of zeros matches its new tag.
+ */
+static void test_desc_reseal(void **state)
+{
+	unsigned char b[BS], zero[BS];
+	struct e2sr_seal sl;
+	struct e2sr_jsb jsb;
+	struct seen s;
+	size_t i, t, off;
+
+	(void)state;
+	memset(zero, 0, sizeof(zero));
+	for (i = 2; i < NLAYOUTS; i++) {
+		get_jsb(&jsb, layouts[i]);
+		block_header(b, E2SR_JBD2_DESCRIPTOR_BLOCK, 9);
+		off = 12;
+		add_tag(&jsb, b, &off, 100, 0, 0x1111);
+		add_tag(&jsb, b, &off, 200, E2SR_JBD2_FLAG_SAME_UUID, 0x2222);
+		add_tag(&jsb, b, &off, 300, E2SR_JBD2_FLAG_SAME_UUID |
+			E2SR_JBD2_FLAG_LAST_TAG, 0x3333);
+		set_tail(&jsb, b);
+		assert_true(e2sr_jblock_tail_ok(&jsb, b));
+
+		sl.desc = 1;
+		sl.index = 1;
+		sl.jblock = 3;
+		sl.csum = e2sr_jtag_csum(&jsb, 9, zero);
+		assert_int_equal(e2sr_seal_image(&jsb, &sl, 1, b), 0);
+		assert_true(e2sr_jblock_tail_ok(&jsb, b));
+		memset(&s, 0, sizeof(s));
+		assert_int_equal(e2sr_jdesc_tags(&jsb, b, seen_tag, &s), 0);
+		assert_int_equal(s.count, 3);
+		for (t = 0; t < 3; t++)
+			assert_int_equal(s.blk[t], 100 * (t + 1));
+		assert_int_equal(s.csum[0], 0x1111);
+		assert_int_equal(s.csum[2], 0x3333);
+		assert_int_equal(e2sr_jtag_csum_ok(&jsb, 9, zero, s.csum[1]),
+				 0);
+		/* No tag 3: refused, the block as it was. */
+		sl.index = 3;
+		assert_int_not_equal(e2sr_jdesc_set_csum(&jsb, b, 3, 1), 0);
+	}
+}
+
 /* Tag flags wider than 16 bits reach the caller with csum v3. */
 static void test_desc_tag3_flags(void **state)
 {
@@ -1136,6 +1183,7 @@ int main(void)
 		cmocka_unit_test(test_sb_features_refused),
 		cmocka_unit_test(test_sb_bad_csum),
 		cmocka_unit_test(test_desc_layouts),
+		cmocka_unit_test(test_desc_reseal),
 		cmocka_unit_test(test_desc_tag3_flags),
 		cmocka_unit_test(test_desc_overrun),
 		cmocka_unit_test(test_desc_bad_tail),
