@@ -1325,6 +1325,7 @@ static errcode_t add_jcopy(struct e2sr_inventory *inv,
 	inv->jcopies[inv->jcopy_count].ino = iv->ino;
 	inv->jcopies[inv->jcopy_count].off = iv->len ? 0 : iv->offset;
 	inv->jcopies[inv->jcopy_count].len = iv->len ? 0 : isize;
+	inv->jcopies[inv->jcopy_count].flagged = iv->secrm;
 	inv->jcopy_count++;
 	return 0;
 }

@@ -202,6 +202,25 @@ enum e2sr_jwhy {
 };
 
 /*
+ * The order the journal's blocks are written in: what identifies a
+ * secure-delete file goes after what it identifies, so that a run cut
+ * anywhere leaves a re-run the evidence for what is left.  The bytes of
+ * its names without a header first (the entries say they are its
+ * names); then copies of its blocks and the entries naming it (its
+ * record versions say they are its); then the versions of its record
+ * that do not carry the flag (the flagged ones make them its); then the
+ * flagged versions and fast-commit blocks.  A block goes once, at the
+ * latest stage of what is in it.
+ */
+enum e2sr_jstage {
+	E2SR_JSTAGE_BYTES = 0,
+	E2SR_JSTAGE_COPIES,
+	E2SR_JSTAGE_RECORDS,
+	E2SR_JSTAGE_FLAGGED,
+	E2SR_JSTAGES
+};
+
+/*
  * A journal block, or a part of one, to overwrite.  A stale copy shared
  * with other files' residue loses only the secure-delete bytes (a
  * record's slot, an entry's inode and name): @len is then nonzero, and
@@ -215,6 +234,8 @@ struct e2sr_jplan {
 	__u8			settled;	/* a part: its crcs are made */
 	__u8			sealed;		/* its transaction is written */
 						/* in one piece (a seal's) */
+	__u8			stage;		/* enum e2sr_jstage: a block's */
+						/* entries share the latest */
 	ext2_ino_t		ino;		/* whose (0: DESC, NAMEBYTES) */
 	__u32			off;		/* a part: first byte */
 	__u32			len;		/* a part: bytes; 0: whole */
@@ -226,11 +247,18 @@ struct e2sr_jplan {
  * A tag to set in a descriptor the run seals again: the copy it tags is
  * rewritten, and its checksum must say what is written (plan_journal.c).
  */
+/*
+ * The most a sealed transaction spans, descriptor to last copy sealed:
+ * it is read and written in one piece (wipe_io.c's chunk).
+ */
+#define E2SR_SEAL_SPAN_BYTES	(1024 * 1024)
+
 struct e2sr_seal {
 	__u32			desc;		/* the descriptor's jblock */
 	__u32			index;		/* of the tag in it */
 	__u32			jblock;		/* of the copy it tags */
 	__u32			csum;		/* of the copy as written */
+	__u8			stage;		/* the copy's */
 };
 
 /*
@@ -295,6 +323,7 @@ struct e2sr_jcopy {
 	ext2_ino_t		ino;
 	__u32			off;
 	__u32			len;
+	__u8			flagged;	/* the version carries +s */
 };
 
 /*

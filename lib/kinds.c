@@ -208,9 +208,10 @@ static size_t jplan_range(const struct e2sr_plan *plan, __u32 jb, size_t *lo)
 }
 
 /*
- * In wipe_io.c's order: each transaction sealed again first, its
- * descriptor then its copies, written in one piece; then the other
- * copies written in part, then the others whole.
+ * In wipe_io.c's order, stage by stage (enum e2sr_jstage): each
+ * transaction sealed again first, its descriptor then its copies,
+ * written in one piece; then the other copies written in part, then the
+ * others whole.
  */
 static void journal_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 			    void *data)
@@ -218,40 +219,52 @@ static void journal_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 	const struct e2sr_plan *plan = &ctx->plan;
 	struct e2sr_action a;
 	size_t i, k, end, lo, hi;
+	int stage;
 
-	for (i = 0; i < plan->seal_count; i = end) {
-		for (end = i + 1; end < plan->seal_count &&
-		     plan->seals[end].desc == plan->seals[i].desc; end++)
-			;
-		hi = jplan_range(plan, plan->seals[i].desc, &lo);
-		for (; lo < hi; lo++) {
-			e2sr_journal_action(&plan->journal[lo], &a);
-			fn(data, &a);
-		}
-		for (k = i; k < end; k++) {
-			hi = jplan_range(plan, plan->seals[k].jblock, &lo);
+	for (stage = 0; stage < E2SR_JSTAGES; stage++) {
+		for (i = 0; i < plan->seal_count; i = end) {
+			for (end = i + 1; end < plan->seal_count &&
+			     plan->seals[end].desc == plan->seals[i].desc &&
+			     plan->seals[end].stage == plan->seals[i].stage;
+			     end++)
+				;
+			if (plan->seals[i].stage != stage)
+				continue;
+			hi = jplan_range(plan, plan->seals[i].desc, &lo);
 			for (; lo < hi; lo++) {
+				if (plan->journal[lo].stage != stage)
+					continue;
 				e2sr_journal_action(&plan->journal[lo], &a);
 				fn(data, &a);
 			}
+			for (k = i; k < end; k++) {
+				hi = jplan_range(plan, plan->seals[k].jblock,
+						 &lo);
+				for (; lo < hi; lo++) {
+					e2sr_journal_action(&plan->journal[lo],
+							    &a);
+					fn(data, &a);
+				}
+			}
 		}
-	}
-	for (i = 0; i < plan->journal_count; i = end) {
-		end = e2sr_jplan_block_end(plan, i);
-		if (!plan->journal[i].len || plan->journal[i].sealed)
-			continue;
-		for (; i < end; i++) {
-			e2sr_journal_action(&plan->journal[i], &a);
+		for (i = 0; i < plan->journal_count; i = end) {
+			end = e2sr_jplan_block_end(plan, i);
+			if (!plan->journal[i].len || plan->journal[i].sealed ||
+			    plan->journal[i].stage != stage)
+				continue;
+			for (; i < end; i++) {
+				e2sr_journal_action(&plan->journal[i], &a);
+				fn(data, &a);
+			}
+		}
+		for (i = 0; i < plan->journal_count; i++) {
+			const struct e2sr_jplan *jp = &plan->journal[i];
+
+			if (jp->len || jp->sealed || jp->stage != stage)
+				continue;
+			e2sr_journal_action(jp, &a);
 			fn(data, &a);
 		}
-	}
-	for (i = 0; i < plan->journal_count; i++) {
-		const struct e2sr_jplan *jp = &plan->journal[i];
-
-		if (jp->len || jp->sealed)
-			continue;
-		e2sr_journal_action(jp, &a);
-		fn(data, &a);
 	}
 }
 

@@ -32,6 +32,9 @@
 #include "name_set.h"
 #include "unaligned.h"
 
+static __u32 seal_reach(const struct e2sr_journal *j, __u32 desc);
+static int cmp_walk_jblock(const void *key, const void *elem);
+
 struct jplan {
 	struct e2sr_ctx		*ctx;
 	/* Every 4-byte word of a copy is looked up: most miss. */
@@ -59,6 +62,9 @@ static int cmp_jplan(const void *a, const void *b)
 		return x->len ? 1 : -1;
 	if (x->off != y->off)
 		return x->off < y->off ? -1 : 1;
+	/* A descriptor sealed at several stages: the last one first. */
+	if (x->stage != y->stage)
+		return x->stage > y->stage ? -1 : 1;
 	return x->why < y->why ? -1 : x->why > y->why;
 }
 
@@ -79,6 +85,12 @@ static errcode_t plan_part(struct e2sr_plan *plan, __u32 jblock,
 	e->ino = ino;
 	e->off = off;
 	e->len = len;
+	if (why == E2SR_JWHY_FC)
+		e->stage = E2SR_JSTAGE_FLAGGED;
+	else if (why == E2SR_JWHY_NAMEBYTES)
+		e->stage = E2SR_JSTAGE_BYTES;
+	else
+		e->stage = E2SR_JSTAGE_COPIES;
 	return 0;
 }
 
@@ -497,15 +509,74 @@ static void lives_free(struct lives *l)
 	memset(l, 0, sizeof(*l));
 }
 
+/*
+ * The inode table copies this run rewrites (a record slot of a traced
+ * secure-delete file in them) and cannot seal again, their transaction
+ * not in one piece with its descriptor (plan_seals()): a later run finds
+ * them unverified and reads no record in them, so this run does not judge
+ * by their records either, and a later run, cut or not, judges as this
+ * one does.  Sorted, in *@out; none without checksums in the log.
+ */
+static errcode_t unsealed_copies(const struct e2sr_ctx *ctx, __u32 **out,
+				 size_t *n)
+{
+	const struct e2sr_jwalk *w = &ctx->history.walk;
+	const struct e2sr_inventory *inv = &ctx->inv;
+	const struct e2sr_jblock *b;
+	struct e2sr_ino_set traced;
+	__u32 reach = 0, reach_of = 0;
+	size_t i, k;
+	errcode_t err;
+
+	*out = NULL;
+	*n = 0;
+	if (!ctx->journal || !ctx->journal->jsb.csum_version ||
+	    !w->nblocks || (ctx->plan.sanitize & E2SR_FREE_JOURNAL))
+		return 0;
+	err = e2sr_inventory_set(ctx, 1, &traced);
+	if (!err)
+		err = ext2fs_get_array(inv->jcopy_count + 1, sizeof(**out),
+				       out);
+	for (i = 0; !err && i < inv->jcopy_count; i++) {
+		if (!inv->jcopies[i].len ||
+		    !e2sr_ino_set_has(&traced, inv->jcopies[i].ino))
+			continue;
+		b = bsearch(&inv->jcopies[i].jblock, w->blocks, w->nblocks,
+			    sizeof(*w->blocks), cmp_walk_jblock);
+		if (!b || !b->verified)
+			continue;	/* no record read in it anyway */
+		if (reach_of != b->desc + 1) {
+			reach = seal_reach(ctx->journal, b->desc);
+			reach_of = b->desc + 1;
+		}
+		if (b->jblock > b->desc && b->jblock - b->desc <= reach)
+			continue;
+		(*out)[(*n)++] = b->jblock;
+	}
+	e2sr_ino_set_free(&traced);
+	if (err)
+		return err;
+	qsort(*out, *n, sizeof(**out), cmp_u32);
+	for (i = k = 0; i < *n; i++)
+		if (!k || (*out)[k - 1] != (*out)[i])
+			(*out)[k++] = (*out)[i];
+	*n = k;
+	return 0;
+}
+
 static errcode_t lives_build(const struct e2sr_ctx *ctx,
 			     const struct e2sr_ino_set *set, struct lives *l)
 {
 	const struct e2sr_history *h = &ctx->history;
 	const struct e2sr_file *f;
-	size_t i;
+	__u32 *unsealed;
+	size_t i, nunsealed;
 	errcode_t err;
 
 	memset(l, 0, sizeof(*l));
+	err = unsealed_copies(ctx, &unsealed, &nunsealed);
+	if (err)
+		return err;
 	for (i = 0; i < h->nrecs; i++)
 		if (e2sr_ino_set_has(set, h->recs[i].ino))
 			l->nrecs++;
@@ -514,12 +585,17 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 		err = ext2fs_get_array(ctx->inv.count + ctx->inv.joined_count +
 				       1, sizeof(*l->ids), &l->ids);
 	if (err) {
+		ext2fs_free_mem(&unsealed);
 		lives_free(l);
 		return err;
 	}
 	for (i = l->nrecs = 0; i < h->nrecs; i++)
-		if (e2sr_ino_set_has(set, h->recs[i].ino))
+		if (e2sr_ino_set_has(set, h->recs[i].ino) &&
+		    !(nunsealed && bsearch(&h->recs[i].jblock, unsealed,
+					   nunsealed, sizeof(*unsealed),
+					   cmp_u32)))
 			l->recs[l->nrecs++] = h->recs[i];
+	ext2fs_free_mem(&unsealed);
 	qsort(l->recs, l->nrecs, sizeof(*l->recs), cmp_rec_life);
 	for (i = 0; i < ctx->inv.count; i++) {
 		f = &ctx->inv.files[i];
@@ -960,6 +1036,11 @@ static errcode_t sort_unique(struct e2sr_plan *plan,
 		if (e->jblock < jsb->first || e->jblock >= jsb->maxlen)
 			continue;
 		if (last && last->jblock == e->jblock) {
+			/* What it takes along goes at its stage. */
+			if (!last->len || e->off <= last->off + last->len) {
+				if (e->stage > last->stage)
+					last->stage = e->stage;
+			}
 			if (!last->len)
 				continue;	/* the whole block goes */
 			if (e->off <= last->off + last->len) {
@@ -1051,6 +1132,8 @@ static int cmp_seal(const void *a, const void *b)
 
 	if (x->desc != y->desc)
 		return x->desc < y->desc ? -1 : 1;
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
@@ -1060,6 +1143,22 @@ static __u32 tag_index(const struct e2sr_jsb *jsb, __u32 desc, __u32 jb)
 	if (jb > desc)
 		return jb - desc - 1;
 	return (jsb->last - desc - 1) + (jb - jsb->first);
+}
+
+/*
+ * How far past descriptor @desc the log runs on, one block after the
+ * other in the log (no wrap) and on the device, within one write: the
+ * copies a seal can take along in the same write (wipe_io.c).
+ */
+static __u32 seal_reach(const struct e2sr_journal *j, __u32 desc)
+{
+	__u32 max = E2SR_SEAL_SPAN_BYTES / j->blocksize, n;
+	blk64_t phys = e2sr_journal_phys(j, desc);
+
+	for (n = 1; n < max && desc + n < j->jsb.last; n++)
+		if (e2sr_journal_phys(j, desc + n) != phys + n)
+			break;
+	return n - 1;
 }
 
 /* The copy @i.. of the plan as it will be written, in @after. */
@@ -1102,9 +1201,11 @@ static errcode_t plan_seals(struct e2sr_ctx *ctx)
 	unsigned int bs = ctx->journal->blocksize;
 	const struct e2sr_jblock *b;
 	const unsigned char *data;
-	unsigned char *after = NULL;
+	unsigned char *after = NULL, *image = NULL;
+	struct e2sr_jplan *e;
 	struct e2sr_seal *sl;
 	size_t i, end, n = plan->journal_count;
+	__u32 before, reach = 0, reach_of = 0;
 	errcode_t err;
 
 	plan->seal_count = 0;
@@ -1112,14 +1213,26 @@ static errcode_t plan_seals(struct e2sr_ctx *ctx)
 	    (plan->sanitize & E2SR_FREE_JOURNAL))
 		return 0;
 	err = ext2fs_get_mem(bs, &after);
-	if (err)
-		return err;
+	if (!err)
+		err = ext2fs_get_mem(bs, &image);
 	for (i = 0; !err && i < n; i = end) {
 		end = e2sr_jplan_block_end(plan, i);
 		b = bsearch(&plan->journal[i].jblock, w->blocks, w->nblocks,
 			    sizeof(*w->blocks), cmp_walk_jblock);
 		/* One that did not match is another transaction's now. */
-		if (!b || !b->verified || !jsb->csum_version)
+		if (!b || !b->verified)
+			continue;
+		/*
+		 * Only what goes in one write with its descriptor: a copy
+		 * past the ring's end, or out of reach, keeps its tag, as
+		 * the copies of a log without checksums do, so that a run
+		 * cut between two writes leaves what an uncut one leaves.
+		 */
+		if (!reach_of || reach_of != b->desc + 1) {
+			reach = seal_reach(ctx->journal, b->desc);
+			reach_of = b->desc + 1;
+		}
+		if (b->jblock <= b->desc || b->jblock - b->desc > reach)
 			continue;
 		err = planned_image(ctx, i, end, after);
 		if (!err)
@@ -1133,41 +1246,76 @@ static errcode_t plan_seals(struct e2sr_ctx *ctx)
 		sl->index = tag_index(jsb, b->desc, b->jblock);
 		sl->jblock = b->jblock;
 		sl->csum = e2sr_jtag_csum(jsb, b->sequence, after);
+		sl->stage = plan->journal[i].stage;
 		for (; i < end; i++)
 			plan->journal[i].sealed = 1;
 	}
 	if (!err && plan->seal_count)
 		qsort(plan->seals, plan->seal_count, sizeof(*plan->seals),
 		      cmp_seal);
-	/* One action per descriptor, its bytes as the seals leave them. */
+	/*
+	 * One action per descriptor and stage, its bytes as that stage's
+	 * seals leave them, from what the stages before left.
+	 */
 	for (i = 0; !err && i < plan->seal_count; i = end) {
 		for (end = i + 1; end < plan->seal_count &&
-		     plan->seals[end].desc == plan->seals[i].desc; end++)
+		     plan->seals[end].desc == plan->seals[i].desc &&
+		     plan->seals[end].stage == plan->seals[i].stage; end++)
 			;
-		err = e2sr_journal_block(ctx->journal, plan->seals[i].desc,
-					 &data);
-		if (err)
-			break;
-		memcpy(after, data, bs);
-		err = e2sr_seal_image(jsb, plan->seals + i, end - i, after);
+		if (!i || plan->seals[i - 1].desc != plan->seals[i].desc) {
+			err = e2sr_journal_block(ctx->journal,
+						 plan->seals[i].desc, &data);
+			if (err)
+				break;
+			memcpy(image, data, bs);
+			plan->journal_blocks++;
+		}
+		before = e2sr_crc32c_le(~0U, image, bs);
+		err = e2sr_seal_image(jsb, plan->seals + i, end - i, image);
 		if (!err)
 			err = plan_part(plan, plan->seals[i].desc,
 					E2SR_JWHY_DESC, 0, 0, 0);
 		if (err)
 			break;
-		plan->journal[plan->journal_count - 1].crc_before =
-			e2sr_crc32c_le(~0U, data, bs);
-		plan->journal[plan->journal_count - 1].crc_after =
-			e2sr_crc32c_le(~0U, after, bs);
-		plan->journal[plan->journal_count - 1].settled = 1;
-		plan->journal[plan->journal_count - 1].sealed = 1;
-		plan->journal_blocks++;
+		e = &plan->journal[plan->journal_count - 1];
+		e->crc_before = before;
+		e->crc_after = e2sr_crc32c_le(~0U, image, bs);
+		e->settled = 1;
+		e->sealed = 1;
+		e->stage = plan->seals[i].stage;
 	}
 	ext2fs_free_mem(&after);
+	ext2fs_free_mem(&image);
 	if (!err && plan->journal_count > n)
 		qsort(plan->journal, plan->journal_count,
 		      sizeof(*plan->journal), cmp_jplan);
 	return err;
+}
+
+/*
+ * A block goes once: at the latest stage of what is planned in it, but
+ * one with bytes of names goes with the bytes, before the entries of
+ * other blocks, which say those bytes are names, unless it holds record
+ * versions too.
+ */
+static void block_stages(struct e2sr_plan *plan)
+{
+	size_t i, k, end;
+	__u8 stage;
+	int bytes;
+
+	for (i = 0; i < plan->journal_count; i = end) {
+		end = e2sr_jplan_block_end(plan, i);
+		for (stage = 0, bytes = 0, k = i; k < end; k++) {
+			if (plan->journal[k].stage > stage)
+				stage = plan->journal[k].stage;
+			bytes |= plan->journal[k].why == E2SR_JWHY_NAMEBYTES;
+		}
+		if (bytes && stage == E2SR_JSTAGE_COPIES)
+			stage = E2SR_JSTAGE_BYTES;
+		for (k = i; k < end; k++)
+			plan->journal[k].stage = stage;
+	}
 }
 
 /*
@@ -1242,6 +1390,7 @@ static errcode_t settle_blocks(struct e2sr_ctx *ctx)
 		plan->journal_blocks++;
 	}
 	plan->journal_count = n;
+	block_stages(plan);
 	return plan_seals(ctx);
 }
 
@@ -1307,6 +1456,12 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 				E2SR_JWHY_RECORD, ctx->inv.jcopies[i].ino,
 				ctx->inv.jcopies[i].off,
 				ctx->inv.jcopies[i].len);
+		/* The versions that make the others its: last of all. */
+		if (!err)
+			plan->journal[plan->journal_count - 1].stage =
+				ctx->inv.jcopies[i].flagged ||
+				!ctx->inv.jcopies[i].len ?
+				E2SR_JSTAGE_FLAGGED : E2SR_JSTAGE_RECORDS;
 	}
 	if (!err && n)
 		err = plan_map_copies(&p);

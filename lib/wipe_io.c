@@ -39,7 +39,7 @@
 #include "crc32c.h"
 
 /* Largest single write, in bytes. */
-#define WIPE_CHUNK_BYTES	(1024 * 1024)
+#define WIPE_CHUNK_BYTES	E2SR_SEAL_SPAN_BYTES
 
 /* Inside the filesystem, never its metadata or the journal. */
 static errcode_t check_place(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)
@@ -658,10 +658,11 @@ static errcode_t journal_whole(struct e2sr_ctx *ctx, blk64_t phys,
 
 static int cmp_seal_desc(const void *key, const void *elem)
 {
-	__u32 desc = *(const __u32 *)key;
-	const struct e2sr_seal *x = elem;
+	const struct e2sr_seal *k = key, *x = elem;
 
-	return desc < x->desc ? -1 : desc > x->desc;
+	if (k->desc != x->desc)
+		return k->desc < x->desc ? -1 : 1;
+	return k->stage < x->stage ? -1 : k->stage > x->stage;
 }
 
 static int cmp_jplan_block(const void *key, const void *elem)
@@ -673,46 +674,38 @@ static int cmp_jplan_block(const void *key, const void *elem)
 }
 
 /*
- * A descriptor sealed again (plan_journal.c), once its copies are on
- * disk: it must read as planned, and, its tags set to what the copies
- * now hold and its tail sealed, as planned after.
+ * The plan's entry for descriptor action @a (one per stage it is sealed
+ * at: the one it must read as), its seals [*lo, *hi), and whether it is
+ * the descriptor's last stage (the plan counts the block there).
  */
-static errcode_t journal_seal(struct e2sr_ctx *ctx,
-			      const struct e2sr_action *a, unsigned char *buf)
+static const struct e2sr_jplan *seal_of(const struct e2sr_plan *plan,
+					const struct e2sr_action *a,
+					size_t *lo, size_t *hi, int *last)
 {
-	const struct e2sr_plan *plan = &ctx->plan;
-	struct e2sr_journal *j = ctx->journal;
-	const struct e2sr_jplan *jp;
+	struct e2sr_seal key;
 	__u32 desc = (__u32)a->blk;
-	size_t lo, hi;
-	blk64_t phys;
-	errcode_t err;
+	size_t i, first;
 
-	jp = bsearch(&desc, plan->journal, plan->journal_count,
-		     sizeof(*plan->journal), cmp_jplan_block);
-	lo = e2sr_lower_bound(plan->seals, plan->seal_count,
-			      sizeof(*plan->seals), &desc, cmp_seal_desc);
-	for (hi = lo; hi < plan->seal_count && plan->seals[hi].desc == desc;
-	     hi++)
-		;
-	if (!jp || jp->why != E2SR_JWHY_DESC || hi == lo)
-		return E2SR_ERR_CHANGED;
-	err = e2sr_wipe_journal_check(ctx, desc, 1);
-	if (err)
-		return err;
-	phys = e2sr_journal_phys(j, desc);
-	err = io_channel_read_blk64(j->io, phys, 1, buf);
-	if (err)
-		return err;
-	if (e2sr_crc32c_le(~0U, buf, j->blocksize) != a->crc)
-		return E2SR_ERR_CHANGED;
-	err = e2sr_seal_image(&j->jsb, plan->seals + lo, hi - lo, buf);
-	if (err)
-		return err;
-	if (e2sr_crc32c_le(~0U, buf, j->blocksize) != jp->crc_after)
-		return E2SR_ERR_CHANGED;
-	ctx->stats.write_calls++;
-	return io_channel_write_blk64(j->io, phys, 1, buf);
+	first = e2sr_lower_bound(plan->journal, plan->journal_count,
+				 sizeof(*plan->journal), &desc,
+				 cmp_jplan_block);
+	for (i = first; i < plan->journal_count &&
+	     plan->journal[i].jblock == desc; i++) {
+		if (plan->journal[i].why != E2SR_JWHY_DESC ||
+		    plan->journal[i].crc_before != a->crc)
+			continue;
+		key.desc = desc;
+		key.stage = plan->journal[i].stage;
+		*lo = e2sr_lower_bound(plan->seals, plan->seal_count,
+				       sizeof(*plan->seals), &key,
+				       cmp_seal_desc);
+		for (*hi = *lo; *hi < plan->seal_count &&
+		     !cmp_seal_desc(&key, &plan->seals[*hi]); (*hi)++)
+			;
+		*last = i == first;
+		return *hi > *lo ? &plan->journal[i] : NULL;
+	}
+	return NULL;
 }
 
 /* The parts of one copy, @a[0..n), applied to its bytes @b. */
@@ -738,12 +731,11 @@ static errcode_t copy_parts(const struct e2sr_action *a, size_t n,
 /*
  * A transaction sealed again: its descriptor's action, @a[0], then its
  * copies' (kinds.c's order), up to where they end, returned in *@used,
- * and the log blocks written in *@blocks.  Where the descriptor and its
- * copies lie one after the other in the log and on the device, they are
- * read, rewritten and written back in one piece, so that a run cut
- * anywhere leaves each transaction as it was or as it is meant to be,
- * its tags matching its copies either way; otherwise the copies go
- * first, then the descriptor.
+ * and the log blocks written in *@blocks.  The descriptor and its copies
+ * lie one after the other in the log and on the device (the plan seals
+ * no other): they are read, rewritten and written back in one piece, so
+ * that a run cut anywhere leaves each transaction as it was or as it is
+ * meant to be, its tags matching its copies either way.
  */
 static errcode_t journal_sealed(struct e2sr_ctx *ctx,
 				const struct e2sr_action *a, size_t n,
@@ -757,17 +749,11 @@ static errcode_t journal_sealed(struct e2sr_ctx *ctx,
 	blk64_t phys = e2sr_journal_phys(j, desc);
 	const struct e2sr_jplan *jp;
 	size_t lo, hi, s, k = 1, c, span, i;
-	int whole = 1;
+	int whole = 1, last_stage;
 	errcode_t err;
 
-	jp = bsearch(&desc, plan->journal, plan->journal_count,
-		     sizeof(*plan->journal), cmp_jplan_block);
-	lo = e2sr_lower_bound(plan->seals, plan->seal_count,
-			      sizeof(*plan->seals), &desc, cmp_seal_desc);
-	for (hi = lo; hi < plan->seal_count && plan->seals[hi].desc == desc;
-	     hi++)
-		;
-	if (!jp || jp->why != E2SR_JWHY_DESC || hi == lo)
+	jp = seal_of(plan, a, &lo, &hi, &last_stage);
+	if (!jp)
 		return E2SR_ERR_CHANGED;
 	for (s = lo; s < hi; s++) {
 		if (plan->seals[s].jblock <= last)
@@ -777,28 +763,18 @@ static errcode_t journal_sealed(struct e2sr_ctx *ctx,
 			k++;
 	}
 	*used = k;
-	*blocks = 1 + (hi - lo);	/* what the plan counts */
+	*blocks = (hi - lo) + !!last_stage;	/* what the plan counts */
 	span = (size_t)(last - desc) + 1;
-	if (whole && span <= max && span <= ctx->writer.wbuf_blocks)
+	if (whole && span <= max)
 		for (i = 1; i < span; i++)
 			if (e2sr_journal_phys(j, desc + i) != phys + i)
 				whole = 0;
+	/* The plan sealed only what lies together (seal_reach()). */
 	if (!whole || span > max) {
-		/* In turn: the copies, then what says what they are. */
-		for (i = 1; i < k; i = c) {
-			for (c = i + 1; c < k && a[c].blk == a[i].blk; c++)
-				;
-			err = e2sr_wipe_journal_check(ctx, a[i].blk, 1);
-			if (!err && a[i].len)
-				err = journal_parts(ctx, a + i, c - i, 1, buf);
-			else if (!err)
-				err = journal_whole(ctx,
-					e2sr_journal_phys(j, a[i].blk), 1);
-			if (err)
-				return err;
-		}
-		err = io_channel_flush(j->io);
-		return err ? err : journal_seal(ctx, a, buf);
+		snprintf(ctx->detail, sizeof(ctx->detail),
+			 "journal block %u: a sealed transaction is not in "
+			 "one piece", desc);
+		return E2SR_ERR_CHANGED;
 	}
 	err = e2sr_wipe_journal_check(ctx, desc, span);
 	if (!err)
