@@ -7,6 +7,7 @@
 #   AGED_SEED=N               the seed of the operations (default 1)
 #   AGED_ONLY="fc600 ext3"    only these profiles
 #   AGED_DIR=DIR              the image cache (default /var/tmp/e2secrm-aged)
+#   AGED_CUTS=N               cut points per image (default 9; 0: none)
 #
 # Profiles: fc600 (fast_commit, commit=600), fc5 (fast_commit, commit=5),
 # nofc5 (commit=5, the image ends in a crash: needs_recovery), nofc600
@@ -26,7 +27,11 @@
 #   - every KEEP token there before is there after, and every live file
 #     reads (read-only kernel mount) as the manifest has it, xattrs too;
 #   - `e2fsck -fn` is clean; a second `-y --no-state` finds nothing (exit
-#     0, or 4 when it reports a loss again).
+#     0, or 4 when it reports a loss again);
+#   - with E2SECRM_CUT_PROG (tests/e2secrm-cut), the judged run cut after
+#     its k-th write at AGED_CUTS points spread over its writes, then run
+#     again by e2secrm, ends in the uncut run's image (byte for byte, the
+#     superblock's write time and counters aside).
 # FREE tokens lost (tokens of plain files deleted or replaced, wiped with
 # the rest) are measured, not judged.  A table closes the run, with where
 # the SECRET tokens left are (free blocks, the journal, blocks in use).
@@ -198,6 +203,53 @@ livecheck() {
 # row VALUES...: one line of the closing table.
 row() { echo "$*" >>"$TABLE"; }
 
+# same A B: identical but the primary superblock's volatile fields.
+same() {
+	n=$(cmp -l "$1" "$2" | awk '{
+		o = $1 - 1 - 1024
+		if ((o >= 48 && o < 52) || (o >= 376 && o < 384) ||
+		    o == 628 || (o >= 1020 && o < 1024))
+			next
+		n++
+	} END { print n + 0 }')
+	[ "$n" = 0 ]
+}
+
+# cuts P IMG ARGS...: the run `-y ARGS` on IMG, cut at AGED_CUTS points
+# and run again, against the run never cut.
+cuts() {
+	p=$1 img=$2
+	shift 2
+	[ -n "${E2SECRM_CUT_PROG:-}" ] && [ "${AGED_CUTS:-9}" -gt 0 ] ||
+		return 0
+	cp --sparse=always "$img" "$T/u.img"
+	E2SECRM_CUT_COUNT=$T/count "$E2SECRM_CUT_PROG" -y "$@" "$T/u.img" \
+		>/dev/null 2>&1
+	w=$(cat "$T/count" 2>/dev/null)
+	if [ -z "$w" ] || [ "$w" -lt 2 ]; then
+		fail "aged $p: cut runs" "the uncut run made ${w:-no} writes"
+		return
+	fi
+	bad= i=1
+	while [ "$i" -le "$AGED_CUTS" ]; do
+		k=$((w * i / (AGED_CUTS + 1)))
+		[ "$k" -ge 1 ] || k=1
+		cp --sparse=always "$img" "$T/c.img"
+		E2SECRM_CUT_AFTER=$k "$E2SECRM_CUT_PROG" -y "$@" "$T/c.img" \
+			>/dev/null 2>&1
+		"$E2SECRM" -y "$@" "$T/c.img" >/dev/null 2>&1
+		same "$T/u.img" "$T/c.img" || bad="$bad k=$k"
+		i=$((i + 1))
+	done
+	rm -f "$T/u.img" "$T/c.img"
+	if [ -z "$bad" ]; then
+		pass "aged $p: cut at $AGED_CUTS points of $w writes, run again: the uncut run's image"
+	else
+		fail "aged $p: cut and run again: the uncut run's image" \
+			"of $w writes, differs at$bad"
+	fi
+}
+
 judge() {
 	p=$1
 	echo "== aged $p ($scale, seed $seed)"
@@ -346,6 +398,12 @@ judge() {
 		fail "aged $p: a second -y finds nothing" "exit $rc2"
 	fi
 	rm -f "$j"
+	# The judged run: with --all-free-if-lost when -y set bit 4.
+	if [ $((rc_y & 4)) = 4 ]; then
+		cuts "$p" "$img" --no-state --all-free-if-lost
+	else
+		cuts "$p" "$img" --no-state
+	fi
 	judge_s=$(awk "BEGIN { printf \"%.0f\", $EPOCHREALTIME - $t1 }")
 	row "$p $final $gen_s $rc_n $rc_y $lost $gap $sb $sy $rc_af $sf $fb $fl" \
 		"$kok $lok $fok $rc2 $judge_s"
