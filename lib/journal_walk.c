@@ -121,7 +121,9 @@ static void resolve_claim(struct walk *w, struct claim *c,
 		if (!e2sr_jtag_csum_ok(jsb, c->sequence, w->scratch, c->csum))
 			c->verified = 1;
 	}
-	if (w->look && w->look->copy && c->in_range && !w->fn_err)
+	/* One that does not match is shown once its span is judged. */
+	if (w->look && w->look->copy && c->in_range && !w->fn_err &&
+	    c->verified)
 		visit_copy(w, c, b);
 }
 
@@ -342,6 +344,145 @@ static int desc_committed(struct walk *w, const struct e2sr_jcommit_rec *cs,
 	return 0;
 }
 
+/* A jbd2 block of the log: where, and whose. */
+struct jpos {
+	__u32		pos;
+	__u32		sequence;
+};
+
+static int cmp_jpos(const void *a, const void *b)
+{
+	const struct jpos *x = a, *y = b;
+
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* The commit of descriptor @d's transaction after its data, or -1. */
+static long commit_of(struct walk *w, const struct e2sr_jcommit_rec *cs,
+		      size_t n, const struct desc_rec *d)
+{
+	size_t lo = 0, hi = n, mid;
+	__u64 dist;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cs[mid].sequence < d->sequence)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && cs[lo].sequence == d->sequence; lo++) {
+		dist = ((__u64)cs[lo].jblock + w->loglen - d->pos) %
+		       w->loglen;
+		if (dist > d->ntags)
+			return (long)cs[lo].jblock;
+	}
+	return -1;
+}
+
+/* Whether a block of another transaction lies strictly in (@from, @to). */
+static int foreign_between(const struct jpos *p, size_t n, __u32 from,
+			   __u32 to, __u32 seq)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (p[mid].pos <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && p[lo].pos < to; lo++)
+		if (p[lo].sequence != seq)
+			return 1;
+	return 0;
+}
+
+/*
+ * A copy that does not match its tag, in a transaction whose descriptor
+ * and commit are both there and between which no block of another
+ * transaction lies, is the transaction's copy still: the log is written
+ * in order, so whatever wrote inside that span later would have left its
+ * own descriptor or commit there, or written over one of the two ends.
+ * Such a copy was rewritten in place (a run of e2secrm zeroes parts of
+ * copies), and is taken as verified.  Its visit comes now.
+ */
+static errcode_t trust_clean_spans(struct walk *w)
+{
+	const struct e2sr_jsb *jsb = w->jsb;
+	struct e2sr_jwalk *out = w->out;
+	struct e2sr_jcommit_rec *cs = NULL;
+	struct jpos *p = NULL;
+	__u8 *clean = NULL;
+	unsigned char *buf = NULL;
+	size_t i, np = 0, ncs = out->ncommits;
+	long c;
+	errcode_t err;
+
+	if (!jsb->csum_version || !w->ndescs || !ncs)
+		return 0;
+	err = ext2fs_get_array(ncs, sizeof(*cs), &cs);
+	if (!err)
+		err = ext2fs_get_array(w->ndescs + ncs + out->nrevokes + 1,
+				       sizeof(*p), &p);
+	if (!err)
+		err = ext2fs_get_memzero(w->ndescs, &clean);
+	if (!err)
+		err = ext2fs_get_mem(jsb->blocksize, &buf);
+	if (err)
+		goto out;
+	memcpy(cs, out->commits, ncs * sizeof(*cs));
+	qsort(cs, ncs, sizeof(*cs), cmp_commit_seq);
+	for (i = 0; i < w->ndescs; i++) {
+		p[np].pos = w->descs[i].pos;
+		p[np++].sequence = w->descs[i].sequence;
+	}
+	for (i = 0; i < ncs; i++) {
+		p[np].pos = out->commits[i].jblock;
+		p[np++].sequence = out->commits[i].sequence;
+	}
+	for (i = 0; i < out->nrevokes; i++) {
+		p[np].pos = out->revokes[i].jblock;
+		p[np++].sequence = out->revokes[i].sequence;
+	}
+	qsort(p, np, sizeof(*p), cmp_jpos);
+	for (i = 0; i < w->ndescs; i++) {
+		const struct desc_rec *d = &w->descs[i];
+
+		c = commit_of(w, cs, ncs, d);
+		if (c < 0)
+			continue;
+		if ((__u32)c > d->pos)
+			clean[i] = !foreign_between(p, np, d->pos, (__u32)c,
+						    d->sequence);
+		else		/* the span wraps the ring's end */
+			clean[i] = !foreign_between(p, np, d->pos, jsb->last,
+						    d->sequence) &&
+				   !foreign_between(p, np, jsb->first - 1,
+						    (__u32)c, d->sequence);
+	}
+	for (i = 0; !err && i < w->nclaims; i++) {
+		struct claim *cl = &w->claims[i];
+
+		if (!cl->resolved || !cl->valid || cl->verified ||
+		    !clean[cl->desc])
+			continue;
+		cl->verified = 1;
+		if (!w->look || !w->look->copy || !cl->in_range || w->fn_err)
+			continue;
+		err = e2sr_journal_read(w->j, cl->pos, 1, buf);
+		if (!err)
+			visit_copy(w, cl, buf);
+	}
+out:
+	ext2fs_free_mem(&cs);
+	ext2fs_free_mem(&p);
+	ext2fs_free_mem(&clean);
+	ext2fs_free_mem(&buf);
+	return err ? err : w->fn_err;
+}
+
 static errcode_t build_result(struct walk *w)
 {
 	struct e2sr_jwalk *out = w->out;
@@ -470,6 +611,8 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 		err = resolve_late(&w);
 	if (!err)
 		err = w.fn_err;
+	if (!err)
+		err = trust_clean_spans(&w);
 	if (!err)
 		err = build_result(&w);
 fail:

@@ -32,9 +32,6 @@
 #include "name_set.h"
 #include "unaligned.h"
 
-static __u32 seal_reach(const struct e2sr_journal *j, __u32 desc);
-static int cmp_walk_jblock(const void *key, const void *elem);
-
 struct jplan {
 	struct e2sr_ctx		*ctx;
 	/* Every 4-byte word of a copy is looked up: most miss. */
@@ -509,74 +506,15 @@ static void lives_free(struct lives *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/*
- * The inode table copies this run rewrites (a record slot of a traced
- * secure-delete file in them) and cannot seal again, their transaction
- * not in one piece with its descriptor (plan_seals()): a later run finds
- * them unverified and reads no record in them, so this run does not judge
- * by their records either, and a later run, cut or not, judges as this
- * one does.  Sorted, in *@out; none without checksums in the log.
- */
-static errcode_t unsealed_copies(const struct e2sr_ctx *ctx, __u32 **out,
-				 size_t *n)
-{
-	const struct e2sr_jwalk *w = &ctx->history.walk;
-	const struct e2sr_inventory *inv = &ctx->inv;
-	const struct e2sr_jblock *b;
-	struct e2sr_ino_set traced;
-	__u32 reach = 0, reach_of = 0;
-	size_t i, k;
-	errcode_t err;
-
-	*out = NULL;
-	*n = 0;
-	if (!ctx->journal || !ctx->journal->jsb.csum_version ||
-	    !w->nblocks || (ctx->plan.sanitize & E2SR_FREE_JOURNAL))
-		return 0;
-	err = e2sr_inventory_set(ctx, 1, &traced);
-	if (!err)
-		err = ext2fs_get_array(inv->jcopy_count + 1, sizeof(**out),
-				       out);
-	for (i = 0; !err && i < inv->jcopy_count; i++) {
-		if (!inv->jcopies[i].len ||
-		    !e2sr_ino_set_has(&traced, inv->jcopies[i].ino))
-			continue;
-		b = bsearch(&inv->jcopies[i].jblock, w->blocks, w->nblocks,
-			    sizeof(*w->blocks), cmp_walk_jblock);
-		if (!b || !b->verified)
-			continue;	/* no record read in it anyway */
-		if (reach_of != b->desc + 1) {
-			reach = seal_reach(ctx->journal, b->desc);
-			reach_of = b->desc + 1;
-		}
-		if (b->jblock > b->desc && b->jblock - b->desc <= reach)
-			continue;
-		(*out)[(*n)++] = b->jblock;
-	}
-	e2sr_ino_set_free(&traced);
-	if (err)
-		return err;
-	qsort(*out, *n, sizeof(**out), cmp_u32);
-	for (i = k = 0; i < *n; i++)
-		if (!k || (*out)[k - 1] != (*out)[i])
-			(*out)[k++] = (*out)[i];
-	*n = k;
-	return 0;
-}
-
 static errcode_t lives_build(const struct e2sr_ctx *ctx,
 			     const struct e2sr_ino_set *set, struct lives *l)
 {
 	const struct e2sr_history *h = &ctx->history;
 	const struct e2sr_file *f;
-	__u32 *unsealed;
-	size_t i, nunsealed;
+	size_t i;
 	errcode_t err;
 
 	memset(l, 0, sizeof(*l));
-	err = unsealed_copies(ctx, &unsealed, &nunsealed);
-	if (err)
-		return err;
 	for (i = 0; i < h->nrecs; i++)
 		if (e2sr_ino_set_has(set, h->recs[i].ino))
 			l->nrecs++;
@@ -585,17 +523,12 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 		err = ext2fs_get_array(ctx->inv.count + ctx->inv.joined_count +
 				       1, sizeof(*l->ids), &l->ids);
 	if (err) {
-		ext2fs_free_mem(&unsealed);
 		lives_free(l);
 		return err;
 	}
 	for (i = l->nrecs = 0; i < h->nrecs; i++)
-		if (e2sr_ino_set_has(set, h->recs[i].ino) &&
-		    !(nunsealed && bsearch(&h->recs[i].jblock, unsealed,
-					   nunsealed, sizeof(*unsealed),
-					   cmp_u32)))
+		if (e2sr_ino_set_has(set, h->recs[i].ino))
 			l->recs[l->nrecs++] = h->recs[i];
-	ext2fs_free_mem(&unsealed);
 	qsort(l->recs, l->nrecs, sizeof(*l->recs), cmp_rec_life);
 	for (i = 0; i < ctx->inv.count; i++) {
 		f = &ctx->inv.files[i];
