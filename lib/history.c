@@ -415,6 +415,7 @@ struct rec_look {
 	struct itable_range	*r;	/* by start */
 	size_t			nr;
 	size_t			alloc;
+	unsigned char		*rec_buf;	/* one record */
 };
 
 static int cmp_range(const void *a, const void *b)
@@ -458,6 +459,19 @@ static const struct itable_range *range_of(const struct rec_look *l,
  * copy: number and generation, and whether it carries a flag that makes
  * its identity matter.  Slots never used are left out.
  */
+/* Whether record @rec (as on disk) of inode @ino checks itself. */
+static int record_csum_ok(struct rec_look *l, ext2_ino_t ino,
+			  const unsigned char *rec)
+{
+	unsigned int isz = EXT2_INODE_SIZE(l->fs->super);
+
+	if (!l->rec_buf && ext2fs_get_mem(isz, &l->rec_buf))
+		return 0;
+	memcpy(l->rec_buf, rec, isz);
+	return ext2fs_inode_csum_verify(l->fs, ino,
+				(struct ext2_inode_large *)l->rec_buf);
+}
+
 static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 			      const unsigned char *b)
 {
@@ -472,7 +486,13 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 	struct e2sr_irec *x;
 	ext2_ino_t ino;
 
-	if (!copy->verified)
+	/*
+	 * A copy rewritten in place since (journal_walk.c: trusted) gives
+	 * the records that check themselves, with metadata_csum: what it
+	 * says of an inode whose checksum fails cannot be trusted.
+	 */
+	if (!copy->verified &&
+	    (!copy->trusted || !ext2fs_has_feature_metadata_csum(fs->super)))
 		return 0;
 	r = range_of(l, copy->fs_block);
 	if (!r)
@@ -492,6 +512,9 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 		/* An escaped copy's first bytes are the mode's. */
 		if (!fl && !rec[0] && !rec[1] && !escaped)
 			continue;	/* never used */
+		if (!copy->verified && (escaped || !record_csum_ok(l, ino,
+								   rec)))
+			continue;
 		x = &h->recs[h->nrecs++];
 		x->ino = ino;
 		x->generation = ext2fs_le32_to_cpu(*(const __u32 *)(rec + 100));
@@ -790,6 +813,7 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 		err = e2sr_journal_walk_visit(j, ext2fs_blocks_count(fs->super),
 					      j ? &walk_look : NULL, &h->walk);
 	ext2fs_free_mem(&look.r);
+	ext2fs_free_mem(&look.rec_buf);
 	if (err) {
 		e2sr_history_free(h);
 		return err;

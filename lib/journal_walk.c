@@ -34,6 +34,7 @@ struct claim {
 	__u8		resolved;	/* its block looked at */
 	__u8		valid;		/* it can be that data */
 	__u8		verified;
+	__u8		trusted;	/* not verified, in a clean span */
 	__u8		zero;		/* all zero bytes */
 };
 
@@ -92,6 +93,7 @@ static void visit_copy(struct walk *w, const struct claim *c,
 	copy.desc = w->descs[c->desc].pos;
 	copy.flags = c->flags;
 	copy.verified = c->verified;
+	copy.trusted = c->trusted;
 	copy.zero = c->zero;
 	w->fn_err = w->look->copy(w->look->priv, &copy, b);
 }
@@ -406,7 +408,9 @@ static int foreign_between(const struct jpos *p, size_t n, __u32 from,
  * in order, so whatever wrote inside that span later would have left its
  * own descriptor or commit there, or written over one of the two ends.
  * Such a copy was rewritten in place (a run of e2secrm zeroes parts of
- * copies), and is taken as verified.  Its visit comes now.
+ * copies it cannot seal again), or has gone bad: it is trusted, not
+ * verified, and what reads it takes only what checks itself (a record
+ * whose own checksum holds, history.c).  Its visit comes now.
  */
 static errcode_t trust_clean_spans(struct walk *w)
 {
@@ -468,7 +472,7 @@ static errcode_t trust_clean_spans(struct walk *w)
 		if (!cl->resolved || !cl->valid || cl->verified ||
 		    !clean[cl->desc])
 			continue;
-		cl->verified = 1;
+		cl->trusted = 1;
 		if (!w->look || !w->look->copy || !cl->in_range || w->fn_err)
 			continue;
 		err = e2sr_journal_read(w->j, cl->pos, 1, buf);
@@ -527,6 +531,7 @@ static errcode_t build_result(struct walk *w)
 		b->desc = w->descs[c->desc].pos;
 		b->flags = c->flags;
 		b->verified = c->verified;
+		b->trusted = c->trusted;
 		b->zero = c->zero;
 		b->committed = committed[c->desc];
 	}

@@ -27,6 +27,8 @@ struct e2sr_jblock {
 	__u32	desc;		/* the descriptor's journal block */
 	__u32	flags;		/* tag flags */
 	__u8	verified;	/* tag csum matched, or none to check */
+	__u8	trusted;	/* not verified, but its transaction's span */
+				/* holds no other's block (journal_walk.c) */
 	__u8	committed;	/* a commit of the same tid follows */
 	__u8	zero;		/* all zero when walked */
 };
