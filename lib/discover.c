@@ -71,6 +71,9 @@ struct iversion {
 	/* When the file was made: one life, whatever its generation. */
 	__u32		crtime;		/* 0: the record has none */
 	__u32		crtime_nsec;
+	/* What it maps, flags aside (shape_crc()); whether nothing. */
+	__u32		shape;
+	__u8		empty;
 };
 
 /* A secure-delete life: its inode number and when it was made. */
@@ -245,6 +248,34 @@ static void record_crtime(const struct ext2_inode_large *in,
 }
 
 /*
+ * What a record maps, its flags aside: blocks, bytes, EA block.  The
+ * generation and the flags are what `chattr -v` and `chattr +s` change.
+ */
+static __u32 shape_crc(const struct ext2_inode_large *inode)
+{
+	__u32 crc;
+
+	crc = e2sr_crc32c_le(~0U, (const unsigned char *)inode->i_block,
+			       sizeof(inode->i_block));
+	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_blocks,
+			       sizeof(inode->i_blocks));
+	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_size,
+			       sizeof(inode->i_size));
+	crc = e2sr_crc32c_le(crc,
+			       (const unsigned char *)&inode->i_size_high,
+			       sizeof(inode->i_size_high));
+	return e2sr_crc32c_le(crc,
+				(const unsigned char *)&inode->i_file_acl,
+				sizeof(inode->i_file_acl));
+}
+
+static int shape_empty(const struct ext2_inode_large *inode)
+{
+	return !inode->i_size && !inode->i_size_high && !inode->i_blocks &&
+	       !inode->i_file_acl;
+}
+
+/*
  * The times of the record in d->inode.  Nanoseconds are known where the
  * record is large enough to hold both extra fields (and, for a fast
  * commit's raw inode, where the tag held them): @len as load_record's.
@@ -268,6 +299,8 @@ static void note_times(const struct discover *d, struct iversion *iv,
 		iv->mtime_nsec = in->i_mtime_extra >> EXT4_EPOCH_BITS;
 	}
 	record_crtime(in, isz, len, &iv->crtime, &iv->crtime_nsec);
+	iv->shape = shape_crc(in);
+	iv->empty = shape_empty(in);
 }
 
 static __u32 map_crc(const struct ext2_inode_large *inode)
@@ -897,6 +930,131 @@ static int of_secrm_life(const struct discover *d, size_t first, size_t end,
 			}
 		return 1;
 	}
+	return 0;
+}
+
+/* Transaction IDs wrap: a is before b. */
+static int tid_before(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) < 0;
+}
+
+/* Of versions [first, end), the full commits' oldest and newest. */
+static int seq_span(const struct discover *d, size_t first, size_t end,
+		    size_t *old, size_t *young)
+{
+	size_t i;
+	int any = 0;
+
+	for (i = first; i < end; i++) {
+		if (d->v[i].fc)
+			continue;	/* its transaction may be unknown */
+		if (!any || tid_before(d->v[i].sequence,
+				       d->v[*old].sequence))
+			*old = i;
+		if (!any || tid_before(d->v[*young].sequence,
+				       d->v[i].sequence))
+			*young = i;
+		any = 1;
+	}
+	return any;
+}
+
+/* Whether versions @a and @b map the same, and something. */
+static int same_shape(const struct iversion *a, const struct iversion *b)
+{
+	return !a->empty && !b->empty && a->shape == b->shape;
+}
+
+/*
+ * Without a creation time (128-byte records), another generation of a
+ * secure-delete file is that file when the record says nothing else
+ * changed across the new generation: the newest version before it and
+ * the oldest after it map the same blocks, bytes and EA block, and map
+ * something.  `chattr -v` changes the generation alone; a new file on a
+ * freed number starts with nothing mapped, or with other blocks.  The
+ * record on disk counts as the newest version of its generation.
+ */
+static int shape_life(struct discover *d, size_t first, size_t end,
+		      long *idx)
+{
+	ext2_ino_t ino = d->v[first].ino;
+	__u32 gen = d->v[first].generation;
+	size_t lo = first, hi = end, g, gend, a0, a1, b0, b1;
+	struct iversion disk;
+	long f;
+
+	*idx = -1;
+	for (g = first; g < end; g++)
+		if (d->v[g].crtime)
+			return 0;	/* of_secrm_life() judges */
+	if (!seq_span(d, first, end, &a0, &a1))
+		return 0;
+	while (lo > 0 && d->v[lo - 1].ino == ino)
+		lo--;
+	while (hi < d->n && d->v[hi].ino == ino)
+		hi++;
+	for (g = lo; g < hi; g = gend) {
+		for (gend = g + 1; gend < hi &&
+		     d->v[gend].generation == d->v[g].generation; gend++)
+			;
+		if (d->v[g].generation == gen ||
+		    !seq_span(d, g, gend, &b0, &b1))
+			continue;
+		f = find_file(d, ino, d->v[g].generation);
+		if (f < 0) {
+			size_t k;
+			int secrm = 0;
+
+			for (k = g; k < gend; k++)
+				secrm |= d->v[k].secrm;
+			if (!secrm)
+				continue;
+		}
+		if ((tid_before(d->v[a1].sequence, d->v[b0].sequence) &&
+		     same_shape(&d->v[a1], &d->v[b0])) ||
+		    (tid_before(d->v[b1].sequence, d->v[a0].sequence) &&
+		     same_shape(&d->v[b1], &d->v[a0]))) {
+			*idx = f;
+			return 1;
+		}
+	}
+	/* The record on disk, of a secure-delete file under another. */
+	if (read_live(d, ino) || d->live->i_generation == gen)
+		return 0;
+	f = find_file(d, ino, d->live->i_generation);
+	if (f < 0 || d->ctx->inv.files[f].state == E2SR_STATE_HISTORIC)
+		return 0;
+	for (g = lo; g < hi; g++)
+		if (!d->v[g].fc && tid_before(d->v[a1].sequence,
+					      d->v[g].sequence))
+			return 0;	/* not the newest before it */
+	disk.shape = shape_crc(d->live);
+	disk.empty = shape_empty(d->live);
+	if (!same_shape(&d->v[a1], &disk))
+		return 0;
+	*idx = f;
+	return 1;
+}
+
+/*
+ * @gen of @ino is the inventory file @idx under another generation: the
+ * journal plan reads its copies as that file's (plan_journal.c).
+ */
+static errcode_t note_joined(struct e2sr_ctx *ctx, ext2_ino_t ino, __u32 gen,
+			     long idx)
+{
+	struct e2sr_inventory *inv = &ctx->inv;
+	struct e2sr_gen *g;
+
+	if (idx < 0 || inv->files[idx].generation == gen)
+		return 0;
+	if (e2sr_array_room(&inv->joined, &inv->joined_alloc,
+			    inv->joined_count + 1, sizeof(*inv->joined)))
+		return EXT2_ET_NO_MEMORY;
+	g = &inv->joined[inv->joined_count++];
+	g->ino = ino;
+	g->generation = gen;
 	return 0;
 }
 
@@ -2088,10 +2246,15 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	 * says so) is that file: its versions join the inventory's file
 	 * when there is one.
 	 */
-	if (idx < 0 && of_secrm_life(d, first, end, &life))
+	if (idx < 0 && (of_secrm_life(d, first, end, &life) ||
+			shape_life(d, first, end, &life))) {
 		idx = life;
-	else if (!secrm && idx < 0)
+		err = note_joined(ctx, iv->ino, iv->generation, idx);
+		if (err)
+			return err;
+	} else if (!secrm && idx < 0) {
 		return 0;	/* never secure-delete */
+	}
 	if (idx < 0) {
 		err = add_identity(ctx, iv, &idx);
 		if (err)

@@ -81,6 +81,15 @@ enum e2sr_extent_kind {
 #define E2SR_MAP_LOST		(E2SR_MAP_EMPTY | E2SR_MAP_DAMAGED | \
 				 E2SR_MAP_REUSED)
 
+/*
+ * discover.c: a generation of an inode number that is an inventory
+ * file's under another generation (a flag set late, after `chattr -v`).
+ */
+struct e2sr_gen {
+	ext2_ino_t		ino;
+	__u32			generation;
+};
+
 /* unseen.c: a run of blocks an owner wrote, and when. */
 struct e2sr_owned {
 	blk64_t			pblk;
@@ -321,6 +330,9 @@ struct e2sr_inventory {
 	 */
 	struct e2sr_owned	*owned;
 	size_t			owned_count;
+	struct e2sr_gen		*joined;	/* other generations of */
+	size_t			joined_count;	/* inventory files, */
+	size_t			joined_alloc;	/* (discover.c) */
 	struct e2sr_question_entry *questions;	/* records questioned, */
 	size_t			question_count;	/* sorted by inode */
 	size_t			question_alloc;	/* (sanity.c) */

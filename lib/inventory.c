@@ -36,6 +36,7 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 	if (inv->unseen)
 		ext2fs_free_block_bitmap(inv->unseen);
 	ext2fs_free_mem(&inv->owned);
+	ext2fs_free_mem(&inv->joined);
 	ext2fs_free_mem(&inv->questions);
 	memset(inv, 0, sizeof(*inv));
 }

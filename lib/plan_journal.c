@@ -442,19 +442,21 @@ static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 /*
  * Whose life an entry in a journal copy is.  An entry carries an inode
  * number and no generation: a secure-delete file's number may have gone,
- * after its deletion, to a plain file, whose entries then name the same
- * number.  Such an entry is the plain file's, and kept, only when the
- * log proves it: the entry is in the copy's chain (live in its directory
- * at that transaction), the newest record of the number in the log up to
- * the copy's transaction is of a generation no secure-delete identity
- * has, and no secure-delete life of the number comes after that record
- * (none in the log, and the record on disk is none).  Anything less is
- * taken for the secure-delete file's.
+ * after its deletion, to a plain file (or come from one), whose entries
+ * then name the same number.  Such an entry is the plain file's, and
+ * kept, only when the log proves it: the entry is in the copy's chain
+ * (live in its directory at that transaction), and the newest record of
+ * the number in the log up to the copy's transaction is of a generation
+ * no secure-delete file has, under any of its generations (discover.c
+ * joins those a late flag after `chattr -v` made one file).  A new owner
+ * of a number is logged in the transaction that gives it the number (its
+ * record and its entry are one handle's), so that record is the newest
+ * at or before any copy naming it.  Anything less is taken for the
+ * secure-delete file's.
  */
 struct life_id {
 	ext2_ino_t	ino;
 	__u32		generation;
-	int		on_disk;	/* the record on disk is this one */
 };
 
 struct lives {
@@ -509,8 +511,8 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 			l->nrecs++;
 	err = ext2fs_get_array(l->nrecs + 1, sizeof(*l->recs), &l->recs);
 	if (!err)
-		err = ext2fs_get_array(ctx->inv.count + 1, sizeof(*l->ids),
-				       &l->ids);
+		err = ext2fs_get_array(ctx->inv.count + ctx->inv.joined_count +
+				       1, sizeof(*l->ids), &l->ids);
 	if (err) {
 		lives_free(l);
 		return err;
@@ -523,9 +525,13 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 		f = &ctx->inv.files[i];
 		l->ids[i].ino = f->ino;
 		l->ids[i].generation = f->generation;
-		l->ids[i].on_disk = f->state != E2SR_STATE_HISTORIC;
 	}
-	l->nids = ctx->inv.count;
+	for (i = 0; i < ctx->inv.joined_count; i++) {
+		l->ids[ctx->inv.count + i].ino = ctx->inv.joined[i].ino;
+		l->ids[ctx->inv.count + i].generation =
+			ctx->inv.joined[i].generation;
+	}
+	l->nids = ctx->inv.count + ctx->inv.joined_count;
 	qsort(l->ids, l->nids, sizeof(*l->ids), cmp_life_id);
 	return 0;
 }
@@ -546,35 +552,28 @@ static int key_rec_life(const void *key, const void *elem)
 	return ino < x->ino ? -1 : ino > x->ino;
 }
 
-/* Whether @gen is a secure-delete identity's generation for @ino. */
-static int secure_gen(const struct lives *l, ext2_ino_t ino, __u32 gen,
-		      int *on_disk)
+/* Whether @gen is a secure-delete file's generation for @ino. */
+static int secure_gen(const struct lives *l, ext2_ino_t ino, __u32 gen)
 {
 	size_t lo;
-	int found = 0;
 
-	*on_disk = 0;
 	lo = e2sr_lower_bound(l->ids, l->nids, sizeof(*l->ids), &ino,
 			      key_life_id);
-	for (; lo < l->nids && l->ids[lo].ino == ino; lo++) {
-		if (l->ids[lo].on_disk)
-			*on_disk = 1;
+	for (; lo < l->nids && l->ids[lo].ino == ino; lo++)
 		if (l->ids[lo].generation == gen)
-			found = 1;
-	}
-	return found;
+			return 1;
+	return 0;
 }
 
 /*
  * Whether the entry naming @ino in a copy made by transaction @seq is a
- * later plain file's (above): the records of @ino are sorted by
- * sequence, so the newest at or before @seq, its ties, and every later
- * one are read in one sweep.
+ * plain file's (above): the records of @ino are sorted by sequence; the
+ * newest at or before @seq and its ties (one transaction's copies) must
+ * all be of plain generations.
  */
 static int plain_life(const struct lives *l, ext2_ino_t ino, __u32 seq)
 {
 	size_t lo, i, newest = l->nrecs;
-	int on_disk;
 
 	lo = e2sr_lower_bound(l->recs, l->nrecs, sizeof(*l->recs), &ino,
 			      key_rec_life);
@@ -583,15 +582,10 @@ static int plain_life(const struct lives *l, ext2_ino_t ino, __u32 seq)
 			newest = i;
 	if (newest == l->nrecs)
 		return 0;	/* no record that early: unknown */
-	if (secure_gen(l, ino, l->recs[newest].generation, &on_disk) ||
-	    on_disk)
-		return 0;
-	/* Its ties and everything after: no secure-delete life. */
 	for (i = lo; i < l->nrecs && l->recs[i].ino == ino; i++) {
-		if (seq_before(l->recs[i].sequence,
-			       l->recs[newest].sequence))
+		if (l->recs[i].sequence != l->recs[newest].sequence)
 			continue;
-		if (secure_gen(l, ino, l->recs[i].generation, &on_disk))
+		if (secure_gen(l, ino, l->recs[i].generation))
 			return 0;
 	}
 	return 1;

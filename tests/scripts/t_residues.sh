@@ -39,7 +39,7 @@ SCENARIOS="1 2 3 4 5 6 7 8 9 10a 10b 11 12 13 14 15 16 17 18 19 23 \
 24a 24b 24c 25 26 27 28a 28b 29 30 31 32 33a 33b 33c 33d 33e \
 40 41 42 43 44a 44b 45 46 47a 47b 47c 48a 48b 48c 49 50 51 52 54 55 56 57 \
 60 61 62 64 65 66 69 71a 71b 71c 71d 71e 71f 71g 71h 71i 71j 71k \
-72a 72b 80 81 82 83 84 85 86 87 90 91 94 95 96a 96b 97 98"
+72a 72b 80 81 82 83 83b 84 85 86 87 90 91 94 95 96a 96b 97 97b 98"
 COLS="pre dry wipe plan secret keep free jfree fsck again"
 M=$T/mnt
 TABLE=$T/table
@@ -2440,21 +2440,24 @@ sc82() {
 	rm "$M/d/$NC"
 	sync
 	live d
-	# B's name is not kept: a +s life (C) comes after B's, and the
-	# rule keeps a plain file's entry only when none does (see
-	# plan_journal.c, plain_life); B's data is B's.
+	# B's data and name are B's, though +s lives come before and
+	# after it (another generation each; plan_journal.c, plain_life).
 	free "$FB"
+	free "$NB"
+	jfree "$NB"
 	secret "$SA"
 	secret "$NA"
 	secret "$SC"
 	secret "$NC"
 	finish
-	echo "   info 82: $NB in $(jcount "$NB") journal block(s) after the run (rule: a +s life after B, so B's name is not kept)"
 }
 
-# 83. Plain P deleted, +s S takes its number, S deleted.
+# 83. Plain P deleted, +s S takes its number, S deleted: P's data and
+# its name in every journal copy stay.  83b: 128-byte records (no
+# creation time: the generation and the map tell the lives apart).
 sc83() {
-	begin 83 "plain then +s" "" -t ext4 -b 4096 || return
+	begin "$1" "plain then +s${2:+, 128-byte inodes}" "" -t ext4 -b 4096 \
+		${2:+-I 128} || return
 	common
 	mkdir "$M/d"
 	FP=$(tk FREE-PFIRST) NP=$(tk FREE-PNAME) S=$(tk SECRET-SLATER) NS=$(tk SECRET-SNAME)
@@ -2471,12 +2474,12 @@ sc83() {
 	rm "$M/d/$NS"
 	sync
 	live d
-	# P's name is not kept either: S's +s life comes after it.
 	free "$FP"
+	free "$NP"
+	jfree "$NP"
 	secret "$S"
 	secret "$NS"
 	finish
-	echo "   info 83: $NP in $(jcount "$NP") journal block(s) after the run"
 }
 
 # 84. A +s file with a hard link in another directory; both names
@@ -2797,10 +2800,13 @@ sc96() {
 # only then `chattr +s`: the versions of its old generation are the same
 # file (the same creation time), so the cut tail is the +s file's too.
 # Before, the old generation's versions were another file's, and the
-# tail was left with exit 1.
+# tail was left with exit 1.  97b: 128-byte records, no creation time:
+# the record before the new generation and the one after it map the
+# same blocks and bytes, which a new file on a freed number would not.
 sc97() {
-	begin 97 "late +s after chattr -v" "" -t ext4 -O ^metadata_csum \
-		-b 4096 -J size=4 || return
+	begin "$1" "late +s after chattr -v${2:+, 128-byte inodes}" "" \
+		-t ext4 -O ^metadata_csum -b 4096 -J size=4 ${2:+-I 128} ||
+		return
 	common
 	S=$(tk SECRET-CUTV) K=$(tk KEEP-HEADV)
 	{ piece "$K" 40960; piece "$S" 81920; } >"$M/f.txt"
@@ -2823,9 +2829,9 @@ sc97() {
 
 # 98. +s files' extended attributes in blocks of their own; the files
 # deleted while those blocks are still in the kernel's buffer cache, and
-# a plain directory then grows into them (its htree's two first leaves): ext4_getblk zeroes a new
-# directory block only when its buffer is not cached, so the value stays
-# past the directory's new entries.  The rest of the filesystem is full,
+# a plain directory then grows into them (its htree's first two leaves):
+# ext4_getblk zeroes a new directory block only when its buffer is not
+# cached, so the value stays past the directory's new entries.  The rest of the filesystem is full,
 # so that the freed EA block is the only place the directory can grow.
 # Before, the run exited 1 and left the value in the live directory.
 pre98() {
@@ -2969,7 +2975,8 @@ want 72b && sc72 72b "EA block" "-b 2048 -I 128" 600
 want 80 && sc80 80
 want 81 && sc80 81 onetx
 want 82 && sc82
-want 83 && sc83
+want 83 && sc83 83
+want 83b && sc83 83b 128
 want 84 && sc84
 want 85 && sc85
 want 86 && sc86 86
@@ -2980,7 +2987,8 @@ want 94 && sc94 94
 want 95 && sc94 95 "-t ext3 -b 1024 -I 128"
 want 96a && sc96 96a "-t ext4"
 want 96b && sc96 96b "-t ext3"
-want 97 && sc97
+want 97 && sc97 97
+want 97b && sc97 97b 128
 want 98 && sc98
 
 t_end=$(date +%s)
