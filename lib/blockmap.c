@@ -198,17 +198,32 @@ static int block_reused(struct map_walk *w, blk64_t blk)
  * the walk skip just that subtree.
  */
 static errcode_t check_tree_block(struct map_walk *w, blk64_t blk,
-				  int want_depth, void *buf)
+				  int want_depth, void *buf, int *wiped)
 {
 	ext2_filsys fs = w->ctx->fs;
 	struct ext3_extent_header *eh = buf;
+	struct e2sr_jreplay copy;
 	errcode_t err;
 
+	*wiped = 0;
 	if (!block_in_fs(fs, blk, 1))
 		return EXT2_ET_BAD_BLOCK_NUM;
 	err = io_channel_read_blk64(fs->io, blk, 1, buf);
 	if (err)
 		return err;
+	/*
+	 * No tree block the kernel writes or logs is all zeros: a free one,
+	 * or a journal copy, that is was wiped by a run, after the blocks
+	 * it mapped (freed data goes first; a run cut since left the
+	 * record that names it).  Nothing under it is left to find.
+	 */
+	if (e2sr_all_zero(buf, fs->blocksize) &&
+	    ((w->src && w->src->lookup &&
+	      w->src->lookup(w->src->priv, blk, &copy)) ||
+	     !ext2fs_test_block_bitmap2(fs->block_map, blk))) {
+		*wiped = 1;
+		return 0;
+	}
 	err = ext2fs_extent_header_verify(buf, fs->blocksize);
 	if (err)
 		return err;
@@ -248,7 +263,7 @@ static errcode_t map_extents(struct map_walk *w, struct ext2_inode_large *inode)
 	errcode_t err;
 	void *buf;
 	unsigned long steps, max_steps;
-	int op = EXT2_EXTENT_ROOT;
+	int op = EXT2_EXTENT_ROOT, wiped;
 
 	err = ext2fs_extent_open2(fs, file->ino, (struct ext2_inode *)inode,
 				  &h);
@@ -295,10 +310,20 @@ static errcode_t map_extents(struct map_walk *w, struct ext2_inode_large *inode)
 			}
 			err = check_tree_block(w, ext.e_pblk,
 					       info.max_depth -
-					       info.curr_level - 1, buf);
+					       info.curr_level - 1, buf,
+					       &wiped);
 			if (err) {
 				map_damaged(file, err);
 				err = 0;
+				op = EXT2_EXTENT_NEXT_SIB;
+				continue;
+			}
+			if (wiped) {
+				file->map_status |= E2SR_MAP_WIPED;
+				err = map_add(w, ext.e_pblk, 0, 1,
+					      E2SR_EXT_TREE);
+				if (err)
+					break;
 				op = EXT2_EXTENT_NEXT_SIB;
 				continue;
 			}

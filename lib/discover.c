@@ -1302,7 +1302,8 @@ static errcode_t map_version(struct discover *d, size_t fidx,
 	/* A live file's old map is in use again by itself: no news. */
 	if (file->state != E2SR_STATE_LIVE) {
 		file->map_status |= tmp.map_status &
-				    (E2SR_MAP_DAMAGED | E2SR_MAP_REUSED);
+				    (E2SR_MAP_DAMAGED | E2SR_MAP_REUSED |
+				     E2SR_MAP_WIPED);
 		if (!file->map_error)
 			file->map_error = tmp.map_error;
 	}
@@ -2276,7 +2277,8 @@ static errcode_t take_identity(struct discover *d, size_t first, size_t end)
 	 * to their owner, were taken off the count (version_refs).
 	 */
 	file = &ctx->inv.files[idx];
-	if (file->blocks_said &&
+	/* A subtree a run wiped counted blocks it took with it first. */
+	if (file->blocks_said && !(file->map_status & E2SR_MAP_WIPED) &&
 	    (file->state == E2SR_STATE_DELETED ||
 	     file->state == E2SR_STATE_HISTORIC)) {
 		blk64_t known;

@@ -77,6 +77,8 @@ enum e2sr_extent_kind {
 #define E2SR_MAP_INLINE		0x0008	/* contents live in the record */
 #define E2SR_MAP_SYMLINK	0x0010	/* fast symlink: target in i_block */
 #define E2SR_MAP_JOURNAL	0x0020	/* maps read from journal copies */
+#define E2SR_MAP_WIPED		0x0040	/* a tree block a run wiped, after */
+					/* what it mapped (blockmap.c) */
 /* What of a deleted map may have pointed to blocks we cannot know. */
 #define E2SR_MAP_LOST		(E2SR_MAP_EMPTY | E2SR_MAP_DAMAGED | \
 				 E2SR_MAP_REUSED)
