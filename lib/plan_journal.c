@@ -442,21 +442,19 @@ static errcode_t for_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 /*
  * Whose life an entry in a journal copy is.  An entry carries an inode
  * number and no generation: a secure-delete file's number may have gone,
- * after its deletion, to a plain file (or come from one), whose entries
- * then name the same number.  Such an entry is the plain file's, and
- * kept, only when the log proves it: the entry is in the copy's chain
- * (live in its directory at that transaction), and the newest record of
- * the number in the log up to the copy's transaction is of a generation
- * no secure-delete file has, under any of its generations (discover.c
- * joins those a late flag after `chattr -v` made one file).  A new owner
- * of a number is logged in the transaction that gives it the number (its
- * record and its entry are one handle's), so that record is the newest
- * at or before any copy naming it.  Anything less is taken for the
- * secure-delete file's.
+ * after its deletion, to a plain file, whose entries then name the same
+ * number.  Such an entry is the plain file's, and kept, only when the
+ * log proves it: the entry is in the copy's chain (live in its directory
+ * at that transaction), the newest record of the number in the log up to
+ * the copy's transaction is of a generation no secure-delete identity
+ * has, and no secure-delete life of the number comes after that record
+ * (none in the log, and the record on disk is none).  Anything less is
+ * taken for the secure-delete file's.
  */
 struct life_id {
 	ext2_ino_t	ino;
 	__u32		generation;
+	int		on_disk;	/* the record on disk is this one */
 };
 
 struct lives {
@@ -525,11 +523,14 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 		f = &ctx->inv.files[i];
 		l->ids[i].ino = f->ino;
 		l->ids[i].generation = f->generation;
+		l->ids[i].on_disk = f->state != E2SR_STATE_HISTORIC;
 	}
+	/* Other generations discover joined to a file are that file's. */
 	for (i = 0; i < ctx->inv.joined_count; i++) {
 		l->ids[ctx->inv.count + i].ino = ctx->inv.joined[i].ino;
 		l->ids[ctx->inv.count + i].generation =
 			ctx->inv.joined[i].generation;
+		l->ids[ctx->inv.count + i].on_disk = 0;
 	}
 	l->nids = ctx->inv.count + ctx->inv.joined_count;
 	qsort(l->ids, l->nids, sizeof(*l->ids), cmp_life_id);
@@ -552,28 +553,35 @@ static int key_rec_life(const void *key, const void *elem)
 	return ino < x->ino ? -1 : ino > x->ino;
 }
 
-/* Whether @gen is a secure-delete file's generation for @ino. */
-static int secure_gen(const struct lives *l, ext2_ino_t ino, __u32 gen)
+/* Whether @gen is a secure-delete identity's generation for @ino. */
+static int secure_gen(const struct lives *l, ext2_ino_t ino, __u32 gen,
+		      int *on_disk)
 {
 	size_t lo;
+	int found = 0;
 
+	*on_disk = 0;
 	lo = e2sr_lower_bound(l->ids, l->nids, sizeof(*l->ids), &ino,
 			      key_life_id);
-	for (; lo < l->nids && l->ids[lo].ino == ino; lo++)
+	for (; lo < l->nids && l->ids[lo].ino == ino; lo++) {
+		if (l->ids[lo].on_disk)
+			*on_disk = 1;
 		if (l->ids[lo].generation == gen)
-			return 1;
-	return 0;
+			found = 1;
+	}
+	return found;
 }
 
 /*
  * Whether the entry naming @ino in a copy made by transaction @seq is a
- * plain file's (above): the records of @ino are sorted by sequence; the
- * newest at or before @seq and its ties (one transaction's copies) must
- * all be of plain generations.
+ * later plain file's (above): the records of @ino are sorted by
+ * sequence, so the newest at or before @seq, its ties, and every later
+ * one are read in one sweep.
  */
 static int plain_life(const struct lives *l, ext2_ino_t ino, __u32 seq)
 {
 	size_t lo, i, newest = l->nrecs;
+	int on_disk;
 
 	lo = e2sr_lower_bound(l->recs, l->nrecs, sizeof(*l->recs), &ino,
 			      key_rec_life);
@@ -582,10 +590,15 @@ static int plain_life(const struct lives *l, ext2_ino_t ino, __u32 seq)
 			newest = i;
 	if (newest == l->nrecs)
 		return 0;	/* no record that early: unknown */
+	if (secure_gen(l, ino, l->recs[newest].generation, &on_disk) ||
+	    on_disk)
+		return 0;
+	/* Its ties and everything after: no secure-delete life. */
 	for (i = lo; i < l->nrecs && l->recs[i].ino == ino; i++) {
-		if (l->recs[i].sequence != l->recs[newest].sequence)
+		if (seq_before(l->recs[i].sequence,
+			       l->recs[newest].sequence))
 			continue;
-		if (secure_gen(l, ino, l->recs[i].generation))
+		if (secure_gen(l, ino, l->recs[i].generation, &on_disk))
 			return 0;
 	}
 	return 1;
