@@ -323,42 +323,6 @@ static int cmp_commit_seq(const void *a, const void *b)
 	return x->jblock < y->jblock ? -1 : x->jblock > y->jblock;
 }
 
-/* A commit of the descriptor's tid lies after its data in the ring. */
-static int desc_committed(struct walk *w, const struct e2sr_jcommit_rec *cs,
-			  size_t n, const struct desc_rec *d)
-{
-	size_t lo = 0, hi = n, mid;
-	__u64 dist;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (cs[mid].sequence < d->sequence)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < n && cs[lo].sequence == d->sequence; lo++) {
-		dist = ((__u64)cs[lo].jblock + w->loglen - d->pos) %
-		       w->loglen;
-		if (dist > d->ntags)
-			return 1;
-	}
-	return 0;
-}
-
-/* A jbd2 block of the log: where, and whose. */
-struct jpos {
-	__u32		pos;
-	__u32		sequence;
-};
-
-static int cmp_jpos(const void *a, const void *b)
-{
-	const struct jpos *x = a, *y = b;
-
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
 /* The commit of descriptor @d's transaction after its data, or -1. */
 static long commit_of(struct walk *w, const struct e2sr_jcommit_rec *cs,
 		      size_t n, const struct desc_rec *d)
@@ -380,6 +344,26 @@ static long commit_of(struct walk *w, const struct e2sr_jcommit_rec *cs,
 			return (long)cs[lo].jblock;
 	}
 	return -1;
+}
+
+/* A commit of the descriptor's tid lies after its data in the ring. */
+static int desc_committed(struct walk *w, const struct e2sr_jcommit_rec *cs,
+			  size_t n, const struct desc_rec *d)
+{
+	return commit_of(w, cs, n, d) >= 0;
+}
+
+/* A jbd2 block of the log: where, and whose. */
+struct jpos {
+	__u32		pos;
+	__u32		sequence;
+};
+
+static int cmp_jpos(const void *a, const void *b)
+{
+	const struct jpos *x = a, *y = b;
+
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
 /* Whether a block of another transaction lies strictly in (@from, @to). */
