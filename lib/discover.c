@@ -303,24 +303,12 @@ static void note_times(const struct discover *d, struct iversion *iv,
 	iv->empty = shape_empty(in);
 }
 
+/* What a record maps and its flags: one map of one file's life. */
 static __u32 map_crc(const struct ext2_inode_large *inode)
 {
-	__u32 crc;
-
-	crc = e2sr_crc32c_le(~0U, (const unsigned char *)inode->i_block,
-			       sizeof(inode->i_block));
-	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_flags,
-			       sizeof(inode->i_flags));
-	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_blocks,
-			       sizeof(inode->i_blocks));
-	crc = e2sr_crc32c_le(crc, (const unsigned char *)&inode->i_size,
-			       sizeof(inode->i_size));
-	crc = e2sr_crc32c_le(crc,
-			       (const unsigned char *)&inode->i_size_high,
-			       sizeof(inode->i_size_high));
-	return e2sr_crc32c_le(crc,
-				(const unsigned char *)&inode->i_file_acl,
-				sizeof(inode->i_file_acl));
+	return e2sr_crc32c_le(shape_crc(inode),
+			      (const unsigned char *)&inode->i_flags,
+			      sizeof(inode->i_flags));
 }
 
 /* An add_range tag of the fast commit being read, not yet attributed. */
