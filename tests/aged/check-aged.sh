@@ -203,18 +203,6 @@ livecheck() {
 # row VALUES...: one line of the closing table.
 row() { echo "$*" >>"$TABLE"; }
 
-# same A B: identical but the primary superblock's volatile fields.
-same() {
-	n=$(cmp -l "$1" "$2" | awk '{
-		o = $1 - 1 - 1024
-		if ((o >= 48 && o < 52) || (o >= 376 && o < 384) ||
-		    o == 628 || (o >= 1020 && o < 1024))
-			next
-		n++
-	} END { print n + 0 }')
-	[ "$n" = 0 ]
-}
-
 # cuts P IMG ARGS...: the run `-y ARGS` on IMG, cut at AGED_CUTS points
 # and run again, against the run never cut.
 cuts() {

@@ -10,18 +10,6 @@
 
 : "${E2SECRM_CUT_PROG:?E2SECRM_CUT_PROG must name tests/e2secrm-cut}"
 
-# same A B: identical but the primary superblock's volatile fields.
-same() {
-	n=$(cmp -l "$1" "$2" | awk '{
-		o = $1 - 1 - 1024
-		if ((o >= 48 && o < 52) || (o >= 376 && o < 384) ||
-		    o == 628 || (o >= 1020 && o < 1024))
-			next
-		n++
-	} END { print n + 0 }')
-	[ "$n" = 0 ]
-}
-
 # cut_all NAME BASE: every k over the whole run of BASE.
 cut_all() {
 	name=$1 base=$2
