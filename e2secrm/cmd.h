@@ -32,9 +32,12 @@ enum state_result {
 
 struct cmd_state {
 	char			path[PATH_MAX + 48];
+	char			intent_path[PATH_MAX + 48];
 	char			uuid[40];
 	enum state_result	read;
 	int			written;
+	enum state_result	intent;		/* the intent file, read */
+	int			intent_written;
 	char			why[160];	/* STATE_BAD, or a write */
 };
 
@@ -110,6 +113,12 @@ void state_read(const char *dir, const char *uuid,
 		struct e2sr_cover_prev *prev, struct cmd_state *st);
 int state_write(const char *dir, const char *uuid,
 		const struct e2sr_cover_prev *now, struct cmd_state *st);
+void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
+		 size_t *count, struct cmd_state *st);
+int intent_write(const char *dir, const char *uuid,
+		 const struct e2sr_life *lives, size_t count,
+		 struct cmd_state *st);
+int intent_clear(const char *dir, const char *uuid, struct cmd_state *st);
 
 /* actions.c */
 void actions_take(struct e2sr_ctx *ctx);

@@ -271,6 +271,82 @@ static int confirm(const struct cmd_opts *o)
 }
 
 /*
+ * The lives a run cut before its end had proved secure-delete (its
+ * intent file): this run takes them for such files as surely.  A file
+ * that cannot be used is reported and taken as none.
+ */
+static void load_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	struct cmd_state *st = o->state;
+	struct e2sr_life *lives;
+	size_t n;
+	errcode_t err;
+
+	intent_read(o->state_dir, st->uuid, &lives, &n, st);
+	if (st->intent == STATE_BAD) {
+		com_err(program_name, 0, "%s: intent file %s: %s; taken as "
+			"none", o->device, st->intent_path, st->why);
+		return;
+	}
+	if (st->intent != STATE_READ)
+		return;
+	err = e2sr_intent_set(ctx, lives, n);
+	ext2fs_free_mem(&lives);
+	if (err) {
+		com_err(program_name, err, "%s: while reading intent file %s; "
+			"taken as none", o->device, st->intent_path);
+		return;
+	}
+	if (n)
+		printf("%s: an interrupted run proved %zu secure-delete "
+		       "%s (%s): taken as proven\n", o->device, n,
+		       n == 1 ? "life" : "lives", st->intent_path);
+}
+
+/*
+ * Before the first write: the lives this run wipes, saved and synced,
+ * so that a run after a cut anywhere from here on still knows them
+ * when what proved them is gone (DESIGN.md, rule 2).  Without it the
+ * run goes on, and says that a cut may leave what a re-run cannot trace.
+ */
+static void save_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	struct cmd_state *st = o->state;
+	struct e2sr_life *lives;
+	size_t n;
+	errcode_t err;
+
+	if (st->intent == STATE_OFF)
+		return;
+	err = e2sr_intent_lives(ctx, &lives, &n);
+	if (err) {
+		com_err(program_name, err, "warning: %s: while listing the "
+			"lives to save in %s: a run cut from here on may leave "
+			"what the next run cannot trace", o->device,
+			st->intent_path);
+		return;
+	}
+	if (n && intent_write(o->state_dir, st->uuid, lives, n, st))
+		com_err(program_name, 0, "warning: %s: intent file %s not "
+			"written (%s): a run cut from here on may leave what "
+			"the next run cannot trace", o->device,
+			st->intent_path, st->why);
+	ext2fs_free_mem(&lives);
+}
+
+/* The run has ended as planned: its intent, and any before it, is done. */
+static void clear_intent(const struct cmd_opts *o)
+{
+	struct cmd_state *st = o->state;
+
+	if (st->intent == STATE_OFF || o->dry_run)
+		return;
+	if (intent_clear(o->state_dir, st->uuid, st))
+		com_err(program_name, 0, "warning: %s: intent file %s not "
+			"removed (%s)", o->device, st->intent_path, st->why);
+}
+
+/*
  * What the previous run saw, before anything is decided: -n reads it
  * too, so that it says what -y would.  A file that cannot be used is
  * reported and taken as no previous run, not a refusal.
@@ -281,12 +357,15 @@ static void load_state(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	struct e2sr_cover_prev prev;
 
 	st->read = STATE_OFF;
-	/* A journal on another device not given: nothing to count on. */
-	if (o->no_state ||
-	    (!ctx->journal && ext2fs_has_feature_journal(ctx->fs->super)))
+	st->intent = STATE_OFF;
+	if (o->no_state)
 		return;
 	snprintf(st->uuid, sizeof(st->uuid), "%s",
 		 e2p_uuid2str(ctx->fs->super->s_uuid));
+	load_intent(ctx, o);
+	/* A journal on another device not given: nothing to count on. */
+	if (!ctx->journal && ext2fs_has_feature_journal(ctx->fs->super))
+		return;
 	state_read(o->state_dir, st->uuid, &prev, st);
 	/*
 	 * Written when the filesystem had no journal (sequence 0, which
@@ -479,6 +558,7 @@ static int run(struct cmd_opts *o)
 	/* Every check has passed: from here on the run may write. */
 	cut_io_allow_writes();
 #endif
+	save_intent(ctx, o);
 	record_writing();
 	err = e2sr_begin_write(ctx);
 	if (err) {
@@ -527,8 +607,10 @@ static int run(struct cmd_opts *o)
 	if (left_over(ctx))
 		status |= E2SR_EXIT_LEFT;
 out:
-	if (!(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED)))
+	if (!(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED))) {
 		save_state(ctx, o, 0);
+		clear_intent(o);
+	}
 	/* No record asked for is no record written: exit bit 8. */
 	if (record_write(ctx, o, status, 0, NULL))
 		status |= E2SR_EXIT_ERROR;

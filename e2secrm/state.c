@@ -1,15 +1,20 @@
 /*
- * state.c --- the state file: what the last successful run saw of a
- * filesystem's journal, one small file per filesystem UUID.
+ * state.c --- the state files: what the last successful run saw of a
+ * filesystem's journal, and the lives a run that has not ended yet is
+ * wiping, one small file each per filesystem UUID.
  *
  * Owns reading and writing <dir>/<uuid>.state: a text file of key=value
  * lines after a version line, which coverage.c's decision reads back as
  * "the previous run" (tid, commit time, s_sequence and s_head it left,
- * run time).  Neither the directory nor the file is ever reached through
- * a symbolic link, both must be the caller's and not writable by others,
- * and the file is replaced atomically (a temporary file in the same
- * directory, fsync, rename, fsync of the directory).  Nothing here
- * prints: the outcome and what was wrong go back in struct cmd_state.
+ * run time); and <dir>/<uuid>.intent: the lives (inode number,
+ * generation, lost map bits; lib/intent.c) a run saves before its first
+ * write and removes when it ends, so that a run after a cut wipes what
+ * the cut one had proved.  Neither the directory nor a file is ever
+ * reached through a symbolic link, all must be the caller's and not
+ * writable by others, and a file is replaced atomically (a temporary
+ * file in the same directory, fsync, rename, fsync of the directory).
+ * Nothing here prints: the outcome and what was wrong go back in struct
+ * cmd_state.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -28,6 +33,8 @@
 
 #define STATE_VERSION	1
 #define STATE_MAX	4096	/* a valid file is a few hundred bytes */
+#define INTENT_VERSION	1
+#define INTENT_MAX	(64 << 20) /* two million lives, at most */
 
 static void why(struct cmd_state *st, const char *fmt, const char *arg)
 {
@@ -96,6 +103,8 @@ static void set_path(struct cmd_state *st, const char *dir,
 		     const char *uuid)
 {
 	snprintf(st->path, sizeof(st->path), "%s/%s.state", dir, uuid);
+	snprintf(st->intent_path, sizeof(st->intent_path), "%s/%s.intent",
+		 dir, uuid);
 }
 
 /* A decimal number of at most @max, all of @s. */
@@ -218,53 +227,49 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 }
 
 /*
- * Read what the previous run saw of filesystem @uuid from @dir.  Sets
- * st->read: STATE_READ with @prev filled, STATE_NONE when there is no
- * file (nor directory), STATE_BAD when there is one that cannot be used
- * (st->why says why): both mean "no previous run".
+ * The text of file @path (at most @max bytes), into *@text (the caller
+ * frees it with ext2fs_free_mem()).  STATE_READ, STATE_NONE when neither it nor the directory
+ * is there, STATE_BAD (st->why says why).
  */
-void state_read(const char *dir, const char *uuid,
-		struct e2sr_cover_prev *prev, struct cmd_state *st)
+static enum state_result read_text(const char *dir, const char *path,
+				   size_t max, char **text,
+				   struct cmd_state *st)
 {
-	char buf[STATE_MAX + 1];
+	enum state_result r = STATE_BAD;
 	struct stat sb;
+	char *buf = NULL;
 	ssize_t n;
 	size_t len = 0;
 	int dfd, fd = -1;
 
-	memset(prev, 0, sizeof(*prev));
-	st->read = STATE_BAD;
-	st->why[0] = 0;
-	set_path(st, dir, uuid);
-	if (!uuid_ok(uuid)) {
-		why(st, "%s", "the filesystem UUID is not a UUID");
-		return;
-	}
+	*text = NULL;
 	dfd = open_dir(dir, 0, st);
-	if (dfd < 0) {
-		if (errno == ENOENT)
-			st->read = STATE_NONE;
-		return;
-	}
-	fd = openat(dfd, strrchr(st->path, '/') + 1,
+	if (dfd < 0)
+		return errno == ENOENT ? STATE_NONE : STATE_BAD;
+	fd = openat(dfd, strrchr(path, '/') + 1,
 		    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	close(dfd);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			st->read = STATE_NONE;
-		else if (errno == ELOOP)
+			return STATE_NONE;
+		if (errno == ELOOP)
 			why(st, "%s", "it is a symbolic link");
 		else
 			why(st, "%s", strerror(errno));
-		return;
+		return STATE_BAD;
 	}
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || !safe_owner(&sb) ||
-	    sb.st_size > STATE_MAX) {
+	    (uint64_t)sb.st_size > max) {
 		why(st, "%s", "not a small regular file of ours alone");
 		goto out;
 	}
-	while (len < STATE_MAX) {
-		n = read(fd, buf + len, STATE_MAX - len);
+	if (ext2fs_get_mem((size_t)sb.st_size + 1, &buf)) {
+		why(st, "%s", strerror(ENOMEM));
+		goto out;
+	}
+	/* It may have grown since: never past what was allocated. */
+	while (len < (size_t)sb.st_size) {
+		n = read(fd, buf + len, (size_t)sb.st_size - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -280,10 +285,40 @@ void state_read(const char *dir, const char *uuid,
 		why(st, "%s", "it is not text");
 		goto out;
 	}
-	if (!parse(buf, uuid, prev, st))
-		st->read = STATE_READ;
+	*text = buf;
+	buf = NULL;
+	r = STATE_READ;
 out:
+	ext2fs_free_mem(&buf);
 	close(fd);
+	return r;
+}
+
+/*
+ * Read what the previous run saw of filesystem @uuid from @dir.  Sets
+ * st->read: STATE_READ with @prev filled, STATE_NONE when there is no
+ * file (nor directory), STATE_BAD when there is one that cannot be used
+ * (st->why says why): both mean "no previous run".
+ */
+void state_read(const char *dir, const char *uuid,
+		struct e2sr_cover_prev *prev, struct cmd_state *st)
+{
+	char *text;
+
+	memset(prev, 0, sizeof(*prev));
+	st->read = STATE_BAD;
+	st->why[0] = 0;
+	set_path(st, dir, uuid);
+	if (!uuid_ok(uuid)) {
+		why(st, "%s", "the filesystem UUID is not a UUID");
+		return;
+	}
+	st->read = read_text(dir, st->path, STATE_MAX, &text, st);
+	if (st->read != STATE_READ)
+		return;
+	if (parse(text, uuid, prev, st))
+		st->read = STATE_BAD;
+	ext2fs_free_mem(&text);
 }
 
 static int write_all(int fd, const char *p, size_t len)
@@ -303,36 +338,16 @@ static int write_all(int fd, const char *p, size_t len)
 }
 
 /*
- * Replace the state of filesystem @uuid in @dir by @now: 0, or -1 with
+ * Replace file @path in @dir by @len bytes of @text: 0, or -1 with
  * st->why filled.  The old file stays whole until the rename.
  */
-int state_write(const char *dir, const char *uuid,
-		const struct e2sr_cover_prev *now, struct cmd_state *st)
+static int replace_text(const char *dir, const char *path, const char *text,
+			size_t len, struct cmd_state *st)
 {
-	char text[512], tmp[80];
-	const char *name;
-	int dfd, fd, len, tries;
+	const char *name = strrchr(path, '/') + 1;
+	char tmp[80];
+	int dfd, fd, tries;
 
-	st->why[0] = 0;
-	set_path(st, dir, uuid);
-	if (!uuid_ok(uuid)) {
-		why(st, "%s", "the filesystem UUID is not a UUID");
-		return -1;
-	}
-	name = strrchr(st->path, '/') + 1;
-	len = snprintf(text, sizeof(text),
-		       "# e2secrm: what the last successful run saw of this "
-		       "filesystem's journal\n"
-		       "version=%d\nuuid=%s\ntid=%u\ntid_time=%" PRIu64
-		       "\nsequence=%u\nhead=%u\nrun_time=%" PRIu64
-		       "\nunanswered=%u\n",
-		       STATE_VERSION, uuid, now->tid,
-		       (uint64_t)now->tid_time, now->sequence, now->head,
-		       (uint64_t)now->run_time, now->unanswered);
-	if (len < 0 || (size_t)len >= sizeof(text)) {
-		why(st, "%s", "state too long");
-		return -1;
-	}
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", name, (long)getpid());
 	dfd = open_dir(dir, 1, st);
 	if (dfd < 0)
@@ -350,7 +365,7 @@ int state_write(const char *dir, const char *uuid,
 		close(dfd);
 		return -1;
 	}
-	if (write_all(fd, text, (size_t)len) || fsync(fd)) {
+	if (write_all(fd, text, len) || fsync(fd)) {
 		why(st, "%s", strerror(errno));
 		close(fd);
 		goto fail;
@@ -370,10 +385,222 @@ int state_write(const char *dir, const char *uuid,
 		return -1;
 	}
 	close(dfd);
-	st->written = 1;
 	return 0;
 fail:
 	unlinkat(dfd, tmp, 0);
 	close(dfd);
 	return -1;
+}
+
+/*
+ * Replace the state of filesystem @uuid in @dir by @now: 0, or -1 with
+ * st->why filled.
+ */
+int state_write(const char *dir, const char *uuid,
+		const struct e2sr_cover_prev *now, struct cmd_state *st)
+{
+	char text[512];
+	int len;
+
+	st->why[0] = 0;
+	set_path(st, dir, uuid);
+	if (!uuid_ok(uuid)) {
+		why(st, "%s", "the filesystem UUID is not a UUID");
+		return -1;
+	}
+	len = snprintf(text, sizeof(text),
+		       "# e2secrm: what the last successful run saw of this "
+		       "filesystem's journal\n"
+		       "version=%d\nuuid=%s\ntid=%u\ntid_time=%" PRIu64
+		       "\nsequence=%u\nhead=%u\nrun_time=%" PRIu64
+		       "\nunanswered=%u\n",
+		       STATE_VERSION, uuid, now->tid,
+		       (uint64_t)now->tid_time, now->sequence, now->head,
+		       (uint64_t)now->run_time, now->unanswered);
+	if (len < 0 || (size_t)len >= sizeof(text)) {
+		why(st, "%s", "state too long");
+		return -1;
+	}
+	if (replace_text(dir, st->path, text, (size_t)len, st))
+		return -1;
+	st->written = 1;
+	return 0;
+}
+
+/* "life=INO GEN LOST": three numbers, one space apart, nothing else. */
+static int parse_life(char *v, struct e2sr_life *l)
+{
+	char *f[3], *sp;
+	uint64_t n[3];
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		f[i] = v;
+		sp = strchr(v, ' ');
+		if ((i < 2) != (sp != NULL))
+			return -1;
+		if (sp) {
+			*sp = 0;
+			v = sp + 1;
+		}
+		if (parse_num(f[i], UINT32_MAX, &n[i]))
+			return -1;
+	}
+	if (!n[0])
+		return -1;
+	l->ino = (ext2_ino_t)n[0];
+	l->generation = (__u32)n[1];
+	l->lost = (__u32)n[2];
+	return 0;
+}
+
+/*
+ * The lives a run cut before its end saved for filesystem @uuid, into
+ * *@lives (the caller frees it with ext2fs_free_mem()).  Sets st->intent as state_read() sets
+ * st->read; a file that cannot be used is no intent, and st->why says
+ * why.
+ */
+void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
+		 size_t *count, struct cmd_state *st)
+{
+	struct e2sr_life *l = NULL;
+	char *text, *line, *next, *eq;
+	size_t n = 0, alloc = 0;
+	int have_version = 0, have_uuid = 0;
+	uint64_t v;
+
+	*lives = NULL;
+	*count = 0;
+	st->why[0] = 0;
+	set_path(st, dir, uuid);
+	st->intent = STATE_BAD;
+	if (!uuid_ok(uuid)) {
+		why(st, "%s", "the filesystem UUID is not a UUID");
+		return;
+	}
+	st->intent = read_text(dir, st->intent_path, INTENT_MAX, &text, st);
+	if (st->intent != STATE_READ)
+		return;
+	st->intent = STATE_BAD;
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		if (!*line || *line == '#')
+			continue;
+		eq = strchr(line, '=');
+		if (!eq) {
+			why(st, "%s", "a line without '='");
+			goto out;
+		}
+		*eq++ = 0;
+		if (!strcmp(line, "version") && !have_version &&
+		    !parse_num(eq, INTENT_VERSION, &v) && v == INTENT_VERSION) {
+			have_version = 1;
+		} else if (!strcmp(line, "uuid") && !have_uuid) {
+			if (strcmp(eq, uuid)) {
+				why(st, "%s", "it names another filesystem");
+				goto out;
+			}
+			have_uuid = 1;
+		} else if (!strcmp(line, "life")) {
+			if (n == alloc) {
+				size_t more = alloc ? alloc * 2 : 64;
+
+				if (ext2fs_resize_mem(alloc * sizeof(*l),
+						      more * sizeof(*l), &l)) {
+					why(st, "%s", strerror(ENOMEM));
+					goto out;
+				}
+				alloc = more;
+			}
+			if (parse_life(eq, &l[n])) {
+				why(st, "%s", "a bad life line");
+				goto out;
+			}
+			n++;
+		} else {
+			/* Not echoed: it may be any bytes. */
+			why(st, "%s", "a key it does not know, or twice");
+			goto out;
+		}
+	}
+	if (!have_version || !have_uuid) {
+		why(st, "%s", "a key is missing");
+		goto out;
+	}
+	*lives = l;
+	*count = n;
+	l = NULL;
+	st->intent = STATE_READ;
+out:
+	ext2fs_free_mem(&l);
+	ext2fs_free_mem(&text);
+}
+
+/*
+ * Save @count @lives as the intent of a run on filesystem @uuid, synced
+ * before it returns: 0, or -1 with st->why filled.
+ */
+int intent_write(const char *dir, const char *uuid,
+		 const struct e2sr_life *lives, size_t count,
+		 struct cmd_state *st)
+{
+	char *text, *p;
+	size_t i, size;
+	int r;
+
+	st->why[0] = 0;
+	set_path(st, dir, uuid);
+	if (!uuid_ok(uuid)) {
+		why(st, "%s", "the filesystem UUID is not a UUID");
+		return -1;
+	}
+	/* "life=" and three 10-digit numbers, two spaces and a newline. */
+	size = 256 + count * 38;
+	if (size > INTENT_MAX) {
+		why(st, "%s", "too many lives");
+		return -1;
+	}
+	if (ext2fs_get_mem(size, &text)) {
+		why(st, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	p = text + snprintf(text, 256, "# e2secrm: the lives a run that has "
+			    "not ended yet wipes (inode generation lost)\n"
+			    "version=%d\nuuid=%s\n", INTENT_VERSION, uuid);
+	for (i = 0; i < count; i++)
+		p += sprintf(p, "life=%u %u %u\n", (unsigned)lives[i].ino,
+			     (unsigned)lives[i].generation,
+			     (unsigned)lives[i].lost);
+	r = replace_text(dir, st->intent_path, text, (size_t)(p - text), st);
+	ext2fs_free_mem(&text);
+	if (!r)
+		st->intent_written = 1;
+	return r;
+}
+
+/* The run has ended: nothing of its intent is needed any more. */
+int intent_clear(const char *dir, const char *uuid, struct cmd_state *st)
+{
+	int dfd, r = 0;
+
+	st->why[0] = 0;
+	set_path(st, dir, uuid);
+	if (!uuid_ok(uuid))
+		return 0;
+	dfd = open_dir(dir, 0, st);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (unlinkat(dfd, strrchr(st->intent_path, '/') + 1, 0)) {
+		if (errno != ENOENT) {
+			why(st, "%s", strerror(errno));
+			r = -1;
+		}
+	} else if (fsync(dfd)) {
+		why(st, "%s", strerror(errno));
+		r = -1;
+	}
+	close(dfd);
+	return r;
 }

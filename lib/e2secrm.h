@@ -92,6 +92,16 @@ struct e2sr_gen {
 	__u32			generation;
 };
 
+/*
+ * intent.c: a life a run proved secure-delete, saved before its first
+ * write for the run after a cut (never a name or content).
+ */
+struct e2sr_life {
+	ext2_ino_t		ino;
+	__u32			generation;
+	__u32			lost;		/* E2SR_MAP_LOST bits it had */
+};
+
 /* unseen.c: a run of blocks an owner wrote, and when. */
 struct e2sr_owned {
 	blk64_t			pblk;
@@ -715,6 +725,9 @@ struct e2sr_ctx {
 	struct e2sr_name_cache	names;		/* plan_journal.c's */
 	/* How far back the journal's history reaches (coverage.c). */
 	struct e2sr_coverage	coverage;
+	/* The lives a cut run saved, sorted (intent.c). */
+	struct e2sr_life	*prior;
+	size_t			prior_count;
 };
 
 /* context.c */
@@ -728,6 +741,12 @@ errcode_t e2sr_close(struct e2sr_ctx *ctx);
 
 /* scan.c: the find stage, every pass in order */
 errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx);
+
+/* intent.c: the lives a cut run saved, and those this one plans on */
+errcode_t e2sr_intent_set(struct e2sr_ctx *ctx, const struct e2sr_life *lives,
+			  size_t count);
+errcode_t e2sr_intent_lives(const struct e2sr_ctx *ctx,
+			    struct e2sr_life **ret, size_t *count);
 
 /* plan.c */
 errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);

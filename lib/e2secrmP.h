@@ -179,6 +179,10 @@ int e2sr_owned_after(const struct e2sr_inventory *inv, blk64_t blk,
 /* discover.c */
 errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx);
 
+/* intent.c: scan passes around discover.c's */
+errcode_t e2sr_intent_seed(struct e2sr_ctx *ctx);
+errcode_t e2sr_intent_settle(struct e2sr_ctx *ctx);
+
 /* blockmap.c */
 /*
  * Where a historic map's blocks are read: the history's view of the

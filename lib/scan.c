@@ -4,8 +4,10 @@
  *
  * Owns the order of the passes, as e2fsck's pass table does: the live
  * inode scan (inventory.c, which hands every record to livemap.c and
- * reads the tails of the groups), then the versions only the journal
- * still has (discover.c, which needs the live map finished).  Each pass
+ * reads the tails of the groups), the lives a run cut before its end
+ * saved (intent.c), then the versions only the journal still has
+ * (discover.c, which needs the live map finished), and last what the
+ * saved lives' proof says of their maps.  Each pass
  * owns its reading; this file knows their order, the cancel check
  * between them and the progress the command sees at the end.
  *
@@ -22,7 +24,9 @@ struct scan_pass {
 
 static const struct scan_pass scan_passes[] = {
 	{ "live inodes", e2sr_inventory_live },
+	{ "lives a cut run saved", e2sr_intent_seed },
 	{ "journal history", e2sr_discover_journal },
+	{ "what the saved lives' proof says", e2sr_intent_settle },
 };
 
 /* Every pass of the find stage, in order; the inventory is their result. */

@@ -131,6 +131,56 @@ else
 	fail "interrupt: needs recovery: corpus" "needs_recovery not set"
 fi
 
+# The only proof is the deleted record: the flag set and the file
+# removed by debugfs, outside the journal, so no journal copy of the
+# record carries +s.  The run scrubs the record before the journal copies
+# that hold its names and unflagged versions; a run cut in between and
+# run again finds them only through the lives the cut run saved (its
+# intent file, DESIGN.md rule 2).
+P=$T/proof.img
+mkimg "$P" 16M -t ext4 -b 1024
+if kmount "$P"; then
+	touch "$M/filler"
+	sync
+	mkdir "$M/d"
+	canary "$M/d/plain" "CUT-PROOF-KEEP-$$" 20000
+	canary "$M/d/CUTPROOFNAME-$$" "CUT-PROOF-SECRET-$$" 30000
+	sync
+	mv "$M/d/CUTPROOFNAME-$$" "$M/d/CUTPROOFNAME-$$-moved"
+	sync
+	kumount
+	printf 'set_inode_field d/CUTPROOFNAME-%s-moved flags 0x80001\n' \
+		$$ >"$T/cmds"
+	printf 'rm d/CUTPROOFNAME-%s-moved\n' $$ >>"$T/cmds"
+	dfs "$P" <"$T/cmds"
+	cut_all "interrupt: record the only proof" "$P"
+	[ -e "$E2SECRM_STATE_DIR" ] && ! ls "$E2SECRM_STATE_DIR" |
+		grep -q '\.intent$' &&
+		pass "interrupt: record the only proof: no intent left" ||
+		fail "interrupt: record the only proof: no intent left" \
+			"$(ls "$E2SECRM_STATE_DIR" 2>&1)"
+	# The same cuts, the saved lives thrown away before the re-run:
+	# some must end elsewhere, or this scenario proves nothing.
+	k=1 lost=0 w=$(cat "$T/count")
+	while [ "$k" -lt "$w" ]; do
+		cp "$P" "$T/c.img"
+		E2SECRM_CUT_AFTER=$k "$E2SECRM_CUT_PROG" -y "$T/c.img" \
+			>/dev/null 2>&1
+		saved=$(ls "$E2SECRM_STATE_DIR" | grep -c '\.intent$')
+		rm -f "$E2SECRM_STATE_DIR"/*.intent
+		run_e2secrm -y "$T/c.img"
+		same "$T/u.img" "$T/c.img" || lost=$((lost + 1))
+		[ "$saved" = 1 ] || lost=-999
+		k=$((k + 1))
+	done
+	[ "$lost" -gt 0 ] &&
+		pass "interrupt: record the only proof: without the saved lives $lost of $((w - 1)) cuts end elsewhere" ||
+		fail "interrupt: record the only proof: the saved lives matter" \
+			"lost=$lost of $((w - 1)) (-999: a cut saved no intent)"
+else
+	fail "interrupt: record the only proof: corpus" "mount failed"
+fi
+
 # Fast commits after a kernel crash: the cut can land in the jbd2
 # replay, in the fast-commit replay's blocks (written from the overlay)
 # or in the wipe of a +s file only the fast commits knew.
