@@ -107,6 +107,7 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		 errcode_t err);
 void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void report_retried(const struct cmd_opts *o);
 
 /* state.c */
 void state_read(const char *dir, const char *uuid,

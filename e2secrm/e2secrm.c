@@ -607,6 +607,7 @@ static int run(struct cmd_opts *o)
 	if (left_over(ctx))
 		status |= E2SR_EXIT_LEFT;
 out:
+	report_retried(o);
 	if (!(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED))) {
 		save_state(ctx, o, 0);
 		clear_intent(o);
@@ -620,6 +621,7 @@ out:
 	return status;
 fail:
 	status |= E2SR_EXIT_ERROR;
+	report_retried(o);
 	record_write(ctx, o, status, err, NULL);
 	json_write(ctx, o, status, err);
 	actions_free();

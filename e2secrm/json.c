@@ -387,6 +387,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	fputs(",\n", json_out);
 	fprintf(json_out, "  \"skipped_zero_blocks\": %" PRIu64 ",\n",
 		(uint64_t)st->zero_skipped);
+	fprintf(json_out, "  \"writes_retried\": %lu,\n",
+		e2sr_io_watch_retried());
 	fprintf(json_out, "  \"unmapped_free_blocks\": %" PRIu64 ",\n",
 		(uint64_t)p->unseen_count);
 	fprintf(json_out, "  \"unrecoverable\": [");

@@ -809,6 +809,9 @@ static void write_text(FILE *f, const struct facts *x)
 	fprintf(f, "  %-24s %zu\n", "Left for e2fsck:", ctx->plan.left);
 	fprintf(f, "  %-24s %zu\n", "Damaged directories:",
 		ctx->plan.name_dirs_damaged);
+	fprintf(f, "  %-24s %lu%s\n", "Writes retried:",
+		e2sr_io_watch_retried(), e2sr_io_watch_retried() ?
+		" (failed once, then succeeded: check the disk)" : "");
 
 certificate:
 	fprintf(f, "\n%-26s ", "Verification:");
@@ -948,11 +951,12 @@ static void write_json(FILE *f, const struct facts *x)
 		fprintf(f, "], \"unrecoverable\": %zu, \"all_free_planned\": "
 			"%s, \"untraced_answered\": %s, "
 			"\"left_for_e2fsck\": %zu, "
-			"\"damaged_directories\": %zu},\n  ",
+			"\"damaged_directories\": %zu, "
+			"\"writes_retried\": %lu},\n  ",
 			ctx->plan.unrecoverable,
 			ctx->plan.free_all ? "true" : "false",
 			ctx->plan.answered ? "true" : "false", ctx->plan.left,
-			ctx->plan.name_dirs_damaged);
+			ctx->plan.name_dirs_damaged, e2sr_io_watch_retried());
 		json_coverage(f, ctx, x->o);
 		fputs(",\n  ", f);
 		json_verify(f, ctx);

@@ -83,6 +83,32 @@ const char *file_loss_key(const struct e2sr_file *f)
 	return "map_damaged";
 }
 
+/*
+ * The device failed a read or a write for good: which block, and what to
+ * do before anything else.  Nothing more is learnt by running again on a
+ * disk that is failing.
+ */
+static void report_io_failure(const char *device)
+{
+	struct e2sr_io_failure f;
+
+	if (!e2sr_io_watch_failure(&f))
+		return;
+	if (f.bytes)
+		com_err(program_name, f.error, "while %s %u bytes at block "
+			"%llu (of %u bytes) of %s", f.write ? "writing" :
+			"reading", f.bytes, f.block, f.block_size, f.device);
+	else
+		com_err(program_name, f.error, "while %s block %llu (%u "
+			"block%s of %u bytes) of %s", f.write ? "writing" :
+			"reading", f.block, f.count, f.count == 1 ? "" : "s",
+			f.block_size, f.device);
+	fprintf(stderr, "%s: %s: check the disk before anything else (its "
+		"SMART log: smartctl -a; a read-only surface scan: badblocks "
+		"-sv), then run e2fsck -fn and e2secrm again\n", program_name,
+		device);
+}
+
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device)
 {
@@ -91,6 +117,18 @@ void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 			ctx->detail);
 	else
 		com_err(program_name, err, "%s %s", doing, device);
+	report_io_failure(device);
+}
+
+/* Writes the device failed and then took: a disk to check, said once. */
+void report_retried(const struct cmd_opts *o)
+{
+	unsigned long n = e2sr_io_watch_retried();
+
+	if (n)
+		printf("%s: %lu write%s failed and succeeded when tried again: "
+		       "check the disk (smartctl -a, badblocks -sv)\n",
+		       o->device, n, n == 1 ? "" : "s");
 }
 
 static const char *state_name(enum e2sr_state state)

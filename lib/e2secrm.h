@@ -102,6 +102,17 @@ struct e2sr_life {
 	__u32			lost;		/* E2SR_MAP_LOST bits it had */
 };
 
+/* watch_io.c: the first read or write the device failed for good. */
+struct e2sr_io_failure {
+	errcode_t		error;
+	int			write;
+	unsigned long long	block;		/* in block_size units */
+	unsigned int		count;		/* blocks, or 1 for bytes */
+	unsigned int		bytes;		/* a byte-sized transfer */
+	unsigned int		block_size;
+	char			device[256];
+};
+
 /* unseen.c: a run of blocks an owner wrote, and when. */
 struct e2sr_owned {
 	blk64_t			pblk;
@@ -725,6 +736,7 @@ struct e2sr_ctx {
 	struct e2sr_name_cache	names;		/* plan_journal.c's */
 	/* How far back the journal's history reaches (coverage.c). */
 	struct e2sr_coverage	coverage;
+	io_manager		io_manager;	/* opts' base, watched */
 	/* The lives a cut run saved, sorted (intent.c). */
 	struct e2sr_life	*prior;
 	size_t			prior_count;
@@ -741,6 +753,11 @@ errcode_t e2sr_close(struct e2sr_ctx *ctx);
 
 /* scan.c: the find stage, every pass in order */
 errcode_t e2sr_inventory_scan(struct e2sr_ctx *ctx);
+
+/* watch_io.c: what the device did under the run */
+io_manager e2sr_io_watch(io_manager base);
+int e2sr_io_watch_failure(struct e2sr_io_failure *f);
+unsigned long e2sr_io_watch_retried(void);
 
 /* intent.c: the lives a cut run saved, and those this one plans on */
 errcode_t e2sr_intent_set(struct e2sr_ctx *ctx, const struct e2sr_life *lives,

@@ -312,10 +312,13 @@ static errcode_t check_size(struct e2sr_ctx *ctx, const char *device)
 	return 0;
 }
 
-/* unix_io, unless the caller gave another (a test's power cut, say). */
+/*
+ * unix_io, unless the caller gave another (a test's power cut, say),
+ * watched for what the device fails (watch_io.c).
+ */
 static io_manager base_manager(struct e2sr_ctx *ctx)
 {
-	return ctx->opts.io_manager ? ctx->opts.io_manager : unix_io_manager;
+	return ctx->io_manager;
 }
 
 /* How open_fs() opens a handle. */
@@ -639,7 +642,8 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	ctx->detail[0] = 0;
 	ctx->open_flags = flags;
 	/* The views read the device as the filesystem handle does. */
-	e2sr_view_set_base(ctx->opts.io_manager);
+	ctx->io_manager = e2sr_io_watch(ctx->opts.io_manager);
+	e2sr_view_set_base(ctx->io_manager);
 	len = strlen(device) + 1;
 	err = ext2fs_get_mem(len, &ctx->device);
 	if (err)
