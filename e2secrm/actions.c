@@ -75,6 +75,14 @@ static const char *kind_key(const struct e2sr_action *a)
 	return e2sr_kinds[a->kind]->count[0].key;
 }
 
+/* The phase of execute its kind is written in; 0: not known. */
+static int kind_phase(const struct e2sr_action *a)
+{
+	if (a->kind >= E2SR_KIND_COUNT)
+		return 0;
+	return e2sr_kinds[a->kind]->phase;
+}
+
 /* One action, on one line, as -v shows it. */
 static void print_one(const struct e2sr_action *a)
 {
@@ -98,6 +106,7 @@ static void print_one(const struct e2sr_action *a)
 		printf(" journal block %" PRIu64, (uint64_t)a->blk);
 		if (a->len)
 			printf(" bytes %u-%u", a->off, a->off + a->len - 1);
+		printf(" in stage %s", e2sr_jstage_key(a->jstage));
 		break;
 	case E2SR_KIND_UNWRITTEN:
 		printf(" inode %u", a->ino);
@@ -153,13 +162,19 @@ static void json_list(FILE *f, const char *name,
 	for (i = 0; i < l->count; i++) {
 		const struct e2sr_action *a = &l->a[i];
 
-		fprintf(f, "%s\n    {\"kind\": \"%s\", \"why\": \"%s\", "
-			"\"owner\": %u, \"inode\": %u, \"block\": %" PRIu64
-			", \"blocks\": %" PRIu64 ", \"offset\": %u, "
-			"\"length\": %u, \"crc\": %u}", i ? "," : "",
-			kind_key(a), e2sr_why_key(a->why), a->owner, a->ino,
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"phase\": %d, "
+			"\"why\": \"%s\", \"owner\": %u, \"inode\": %u, "
+			"\"block\": %" PRIu64 ", \"blocks\": %" PRIu64
+			", \"offset\": %u, \"length\": %u, \"crc\": %u",
+			i ? "," : "", kind_key(a), kind_phase(a),
+			e2sr_why_key(a->why), a->owner, a->ino,
 			(uint64_t)a->blk, (uint64_t)a->count, a->off, a->len,
 			a->crc);
+		/* A journal block's stage: evidence goes last (kinds.c). */
+		if (a->kind == E2SR_KIND_JOURNAL)
+			fprintf(f, ", \"stage\": \"%s\"",
+				e2sr_jstage_key(a->jstage));
+		fprintf(f, "}");
 	}
 	fprintf(f, "%s],\n", l->count ? "\n  " : "");
 }

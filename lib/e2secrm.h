@@ -313,6 +313,7 @@ enum e2sr_why {
  * directory in @ino and its block by ordinal (the n-th block with data,
  * or of an inline directory's parts) in @blk.  A live file's unwritten
  * run names the file in @ino and where the run starts in it in @lblk.
+ * A journal block says in @jstage the stage it is written in.
  */
 struct e2sr_action {
 	__u16			kind;		/* enum e2sr_kind_id */
@@ -323,6 +324,7 @@ struct e2sr_action {
 	__u32			len;		/* a part: bytes; 0: whole */
 	__u32			crc;		/* a part: its bytes, planned */
 	__u32			lblk;		/* unwritten: in the file */
+	__u8			jstage;		/* journal: enum e2sr_jstage */
 	blk64_t			blk;
 	blk64_t			count;		/* blocks; 1 for a part */
 };
@@ -838,6 +840,7 @@ struct e2sr_kind {
 extern const struct e2sr_kind *const e2sr_kinds[E2SR_KIND_COUNT];
 int e2sr_kind_shown(const struct e2sr_ctx *ctx, enum e2sr_kind_id k);
 const char *e2sr_why_key(int why);
+const char *e2sr_jstage_key(int stage);
 /* dirent.c: a directory part that is bare bytes, not an entry */
 int e2sr_why_bytes(int why);
 const char *e2sr_stage_label(enum e2sr_stage stage);

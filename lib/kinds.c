@@ -517,6 +517,21 @@ const char *e2sr_why_key(int why)
 	return keys[why];
 }
 
+/* The name of a journal stage (enum e2sr_jstage): the JSON's. */
+const char *e2sr_jstage_key(int stage)
+{
+	static const char *const keys[E2SR_JSTAGES] = {
+		[E2SR_JSTAGE_BYTES] = "bytes",
+		[E2SR_JSTAGE_COPIES] = "copies",
+		[E2SR_JSTAGE_RECORDS] = "records",
+		[E2SR_JSTAGE_FLAGGED] = "flagged",
+	};
+
+	if (stage < 0 || stage >= E2SR_JSTAGES || !keys[stage])
+		return "unknown";
+	return keys[stage];
+}
+
 /* What the progress line says of each stage (e2fsck -C's words). */
 const char *e2sr_stage_label(enum e2sr_stage stage)
 {

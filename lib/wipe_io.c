@@ -539,6 +539,7 @@ void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a)
 	a->off = jp->off;
 	a->len = jp->len;
 	a->crc = jp->crc_before;
+	a->jstage = jp->stage;
 }
 
 static int is_descriptor(const struct e2sr_action *a)
