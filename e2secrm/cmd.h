@@ -47,6 +47,7 @@ struct cmd_opts {
 	int			force;
 	int			verbose;
 	int			yes;
+	int			preen;		/* -p */
 	int			progress_fd;
 	enum e2sr_method	method;
 	const char		*ext_journal;

@@ -10,6 +10,7 @@
  * License, version 2.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -109,6 +110,68 @@ static int parse_method(const char *arg, enum e2sr_method *method)
 	return 0;
 }
 
+/* Each option that can contradict another, as a bit of parse_args()'s. */
+enum {
+	OPT_N		= 1 << 0,
+	OPT_Y		= 1 << 1,
+	OPT_P		= 1 << 2,
+	OPT_STATE_DIR	= 1 << 3,
+	OPT_NO_STATE	= 1 << 4,
+	OPT_JOURNAL_MAP	= 1 << 5,
+	OPT_VERIFY	= 1 << 6,
+	OPT_ALL_FREE	= 1 << 7,
+	OPT_IF_LOST	= 1 << 8,
+	OPT_ALL_JOURNAL	= 1 << 9,
+	OPT_DIR_SLACK	= 1 << 10,
+	OPT_FREE_INODES	= 1 << 11,
+	OPT_SANITIZE	= 1 << 12,
+	OPT_SKIP_ZERO	= 1 << 13,
+	OPT_METHOD	= 1 << 14,
+};
+
+/*
+ * Pairs that say two different things, refused before the device is
+ * touched (exit 16), as e2fsck refuses -n with -y.  A listing never
+ * writes, so every option that says how to write contradicts it.
+ */
+static const struct {
+	int		a, b;
+	const char	*a_name, *b_name;
+} conflicts[] = {
+	{ OPT_N, OPT_Y,			"-n", "-y" },
+	{ OPT_N, OPT_P,			"-n", "-p" },
+	{ OPT_P, OPT_Y,			"-p", "-y" },
+	{ OPT_STATE_DIR, OPT_NO_STATE,	"--state-dir", "--no-state" },
+	{ OPT_VERIFY, OPT_N,		"--verify", "-n" },
+	{ OPT_ALL_FREE, OPT_IF_LOST,	"--all-free", "--all-free-if-lost" },
+	{ OPT_SANITIZE, OPT_IF_LOST,	"--sanitize", "--all-free-if-lost" },
+	{ OPT_JOURNAL_MAP, OPT_Y,	"--journal-map", "-y" },
+	{ OPT_JOURNAL_MAP, OPT_P,	"--journal-map", "-p" },
+	{ OPT_JOURNAL_MAP, OPT_VERIFY,	"--journal-map", "--verify" },
+	{ OPT_JOURNAL_MAP, OPT_ALL_FREE, "--journal-map", "--all-free" },
+	{ OPT_JOURNAL_MAP, OPT_IF_LOST,	"--journal-map", "--all-free-if-lost" },
+	{ OPT_JOURNAL_MAP, OPT_ALL_JOURNAL, "--journal-map", "--all-journal" },
+	{ OPT_JOURNAL_MAP, OPT_DIR_SLACK, "--journal-map", "--dir-slack" },
+	{ OPT_JOURNAL_MAP, OPT_FREE_INODES, "--journal-map", "--free-inodes" },
+	{ OPT_JOURNAL_MAP, OPT_SANITIZE, "--journal-map", "--sanitize" },
+	{ OPT_JOURNAL_MAP, OPT_SKIP_ZERO, "--journal-map", "--skip-zero" },
+	{ OPT_JOURNAL_MAP, OPT_METHOD,	"--journal-map", "-m" },
+};
+
+static void refuse_conflicts(int given)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(conflicts) / sizeof(conflicts[0]); i++) {
+		if ((given & conflicts[i].a) && (given & conflicts[i].b)) {
+			com_err(program_name, 0, "%s and %s cannot be given "
+				"together", conflicts[i].a_name,
+				conflicts[i].b_name);
+			usage();
+		}
+	}
+}
+
 static void parse_args(int argc, char **argv, struct cmd_opts *o)
 {
 	static const struct option longopts[] = {
@@ -132,15 +195,20 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ NULL, 0, NULL, 0 }
 	};
 	char *end;
-	int c;
+	int c, given = 0;
 
 	memset(o, 0, sizeof(*o));
 	o->progress_fd = -1;
-	while ((c = getopt_long(argc, argv, "nfvyC:j:m:Vh", longopts,
+	while ((c = getopt_long(argc, argv, "nfvypC:j:m:Vh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			o->dry_run = 1;
+			given |= OPT_N;
+			break;
+		case 'p':
+			o->preen = 1;
+			given |= OPT_P;
 			break;
 		case 'f':
 			o->force = 1;
@@ -150,6 +218,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'y':
 			o->yes = 1;
+			given |= OPT_Y;
 			break;
 		case 'C':
 			errno = 0;
@@ -160,29 +229,43 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 					optarg);
 				usage();
 			}
+			/* As e2fsck: a descriptor that is not open is an error. */
+			if (fcntl(o->progress_fd, F_GETFD) < 0) {
+				com_err(program_name, errno, "while checking "
+					"progress file descriptor %s",
+					optarg);
+				usage();
+			}
 			break;
 		case 'j':
 			o->ext_journal = optarg;
 			break;
 		case 'F':
+			given |= OPT_ALL_FREE;
 			o->sanitize |= E2SR_FREE_ALL;
 			break;
 		case 'L':
+			given |= OPT_IF_LOST;
 			o->sanitize |= E2SR_FREE_IF_LOST;
 			break;
 		case 'A':
+			given |= OPT_ALL_JOURNAL;
 			o->sanitize |= E2SR_FREE_JOURNAL;
 			break;
 		case 'D':
+			given |= OPT_DIR_SLACK;
 			o->sanitize |= E2SR_FREE_DIRSLACK;
 			break;
 		case 'I':
+			given |= OPT_FREE_INODES;
 			o->sanitize |= E2SR_FREE_INODES;
 			break;
 		case 'S':
+			given |= OPT_SANITIZE;
 			o->sanitize |= E2SR_SANITIZE;
 			break;
 		case 'Z':
+			given |= OPT_SKIP_ZERO;
 			o->skip_zero = 1;
 			break;
 		case 'O':
@@ -200,6 +283,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			o->record = optarg;
 			break;
 		case 'W':
+			given |= OPT_VERIFY;
 			o->verify = 1;
 			break;
 		case 'P':
@@ -209,15 +293,19 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 				usage();
 			}
 			o->state_dir = optarg;
+			given |= OPT_STATE_DIR;
 			break;
 		case 'X':
+			given |= OPT_NO_STATE;
 			o->no_state = 1;
 			break;
 		case 'J':
+			given |= OPT_JOURNAL_MAP;
 			o->journal_map = 1;
 			o->dry_run = 1;	/* a listing never writes */
 			break;
 		case 'm':
+			given |= OPT_METHOD;
 			if (parse_method(optarg, &o->method)) {
 				com_err(program_name, 0,
 					"unknown wipe method: %s", optarg);
@@ -236,6 +324,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 	}
 	if (optind != argc - 1)
 		usage();
+	refuse_conflicts(given);
 	if (o->json_plan && !o->json) {
 		fprintf(stderr, "%s: --json-plan needs --json FILE\n",
 			program_name);
@@ -250,17 +339,15 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 }
 
 /*
- * Ask before the first write to a block device when someone is at the
- * terminal; image files, -y and non-interactive runs go ahead.
+ * Ask before the first write, as e2fsck asks before a repair: -y and -p
+ * answer for the user, and a run with neither and nobody at a terminal
+ * was refused before it began (need_terminal()).
  */
 static int confirm(const struct cmd_opts *o)
 {
-	struct stat st;
 	char answer[16];
 
-	if (o->yes || !isatty(0))
-		return 1;
-	if (stat(o->device, &st) || !S_ISBLK(st.st_mode))
+	if (o->yes || o->preen)
 		return 1;
 	printf("Overwrite the residues listed above on %s? (y,N) ",
 	       o->device);
@@ -629,6 +716,16 @@ fail:
 	return status;
 }
 
+/*
+ * A run that may write, with nobody to answer its question: refused, as
+ * e2fsck refuses interactive repairs without a terminal, so that a script
+ * that forgot -n never wipes.
+ */
+static int need_terminal(const struct cmd_opts *o)
+{
+	return !o->dry_run && !o->yes && !o->preen && !isatty(0);
+}
+
 int main(int argc, char **argv)
 {
 	static struct cmd_state state;
@@ -648,6 +745,13 @@ int main(int argc, char **argv)
 	 */
 	if (!opts.journal_map || isatty(1))
 		setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Before anything is opened: no file is left for a refused run. */
+	if (need_terminal(&opts)) {
+		com_err(program_name, 0, "%s: need a terminal to ask before "
+			"writing: give -y or -p to wipe without asking, or -n "
+			"to see what would be wiped", opts.device);
+		exit(E2SR_EXIT_ERROR);
+	}
 	/* Both files are checked before the device is touched. */
 	if (opts.record && record_open(opts.record, opts.device, opts.json))
 		exit(E2SR_EXIT_ERROR);

@@ -14,6 +14,10 @@
  * License, version 2.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +314,41 @@ static errcode_t check_size(struct e2sr_ctx *ctx, const char *device)
 		return E2SR_ERR_TRUNCATED;
 	}
 	return 0;
+}
+
+/*
+ * A run that may write finds out first whether it can: the device (and
+ * an external journal) opened for writing, exclusively, and let go at
+ * once.  A read-only device, an immutable image or one the user may not
+ * write is refused before a block of it is read, not after the scan.
+ */
+static errcode_t check_writable(struct e2sr_ctx *ctx, const char *path,
+				int journal)
+{
+	errcode_t err = 0;
+	int fd, ro = 0;
+
+	fd = open(path, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (fd < 0)
+		err = errno;
+	else if (ioctl(fd, BLKROGET, &ro) == 0 && ro)
+		err = EROFS;
+	if (fd >= 0)
+		close(fd);
+	if (!err)
+		return 0;
+	/* The device is named by the message; a journal is named here. */
+	snprintf(ctx->detail, sizeof(ctx->detail), "%s%s%sfor writing: %s; "
+		 "-n shows what would be wiped",
+		 journal ? "the journal " : "", journal ? path : "",
+		 journal ? " " : "",
+		 err == EROFS ? "a read-only device" :
+		 err == EPERM ? "immutable, or writing is not permitted" :
+		 err == EACCES ? "permission denied: run as root, or as the "
+				 "device's owner" :
+		 err == EBUSY ? "in use by another program" :
+		 "it cannot be opened");
+	return err;
 }
 
 /*
@@ -653,6 +692,13 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	err = check_mount(ctx, device);
 	if (err)
 		return err;
+	if (!(flags & E2SR_OPEN_RDONLY)) {
+		err = check_writable(ctx, device, 0);
+		if (!err && ctx->opts.ext_journal)
+			err = check_writable(ctx, ctx->opts.ext_journal, 1);
+		if (err)
+			return err;
+	}
 	err = reopen_ro(ctx, base_manager(ctx));
 	if (err)
 		return err;

@@ -56,5 +56,5 @@ e2fsck -fn "$img" >"$d/fsck.log" 2>&1 && echo "e2fsck -fn: clean" || {
 	cat "$d/fsck.log"
 	exit 1
 }
-"$E2SECRM" "$img" >/dev/null && echo "second run: nothing to wipe"
+"$E2SECRM" -y "$img" >/dev/null && echo "second run: nothing to wipe"
 [ "$n" = 0 ]

@@ -881,6 +881,11 @@ else
 		LOOPS="$lr"
 		refuse_dev "read-only loop device $lr: -y" "$lr" "$R" \
 			"read-only\|permission\|denied\|not permitted" -y
+		# Found out first: no scan, so nothing on stdout.
+		[ ! -s "$T/out" ] && echo "$err" | grep -q 'read-only device' &&
+			pass "corrupt: read-only loop device: -y refused before the scan" ||
+			fail "corrupt: read-only loop device: -y refused before the scan" \
+				"$(head -3 "$T/out") $err"
 		run1 "$lr" -n
 		if [ "$rc" = 4 ] && [ "$(sha "$R")" = "$(sha "$P0")" ]; then
 			v=PASS; pass "corrupt: read-only loop device $lr: -n runs"
@@ -930,6 +935,10 @@ if chattr +i "$IM" 2>/dev/null; then
 	IMMUTABLE=$IM
 	refuse_dev "immutable image file: -y" "$IM" "$IM" \
 		"read-only\|permission\|not permitted" -y
+	[ ! -s "$T/out" ] && echo "$err" | grep -q -- '-n shows' &&
+		pass "corrupt: immutable image file: -y refused before the scan" ||
+		fail "corrupt: immutable image file: -y refused before the scan" \
+			"$(head -3 "$T/out") $err"
 	run1 "$IM" -n
 	if [ "$rc" = 4 ] && [ "$(sha "$IM")" = "$(sha "$P0")" ]; then
 		v=PASS; pass "corrupt: immutable image file: -n runs"

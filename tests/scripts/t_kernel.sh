@@ -66,7 +66,7 @@ kernel_case() {
 	fi
 	e2fsck -fn "$img" >"$T/fsck" 2>&1 && pass "$name: e2fsck -fn clean" ||
 		fail "$name: e2fsck -fn clean" "$(tail -3 "$T/fsck")"
-	run_e2secrm "$img"
+	run_e2secrm -y "$img"
 	if [ "$journal" = no ]; then
 		# The scrubbed record was the only trace of the loss: the
 		# state file keeps it, and it is said again until answered.

@@ -6,6 +6,8 @@
 refuse() {
 	name=$1 img=$2 pattern=$3
 	shift 3
+	# A run that may write needs -y without a terminal (t_usage).
+	[ $# -gt 0 ] || set -- -y
 	before=$(sha "$img")
 	run_e2secrm "$@" "$img"
 	after=$(sha "$img")
@@ -26,7 +28,7 @@ refuse() {
 
 mkimg "$T/base.img" 16M -t ext4
 
-run_e2secrm "$T/nonexistent.img"
+run_e2secrm -y "$T/nonexistent.img"
 if [ "$rc" = 8 ] && echo "$err" | grep -q 'No such file'; then
 	pass "refuse: missing file"
 else

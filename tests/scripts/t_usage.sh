@@ -68,3 +68,54 @@ if make -s -C "$top" install DESTDIR="$T/root" prefix=/opt/e2 \
 else
 	fail "make install DESTDIR prefix" "files missing"
 fi
+
+# Options that contradict each other: refused before the device is
+# touched, exit 16, both named; the image byte-identical.
+U=$T/u.img
+mkimg "$U" 4M -t ext4
+before=$(sha "$U")
+for pair in "-n -y" "-n -p" "-p -y" "--state-dir $T/sd --no-state" \
+	    "--verify -n" "--all-free --all-free-if-lost" \
+	    "--sanitize --all-free-if-lost" "--journal-map -y" \
+	    "--journal-map -p" "--journal-map --sanitize" \
+	    "--journal-map -m random" "--journal-map --verify"; do
+	# shellcheck disable=SC2086
+	run_e2secrm $pair "$U"
+	a=$(echo "$pair" | cut -d' ' -f1)
+	b=$(echo "$pair" | awk '{ print $NF }')
+	[ "$b" = random ] && b=-m
+	[ "$b" = "$T/sd" ] && b=--state-dir
+	if [ "$rc" = 16 ] && [ "$(sha "$U")" = "$before" ] &&
+	   echo "$err" | grep -q -- "$a and .*cannot be given together" &&
+	   echo "$err" | grep -q -- " $b"; then
+		pass "usage: $pair refused (16), both named, image untouched"
+	else
+		fail "usage: $pair refused" "rc=$rc err=$err"
+	fi
+	[ -e "$T/sd" ] && fail "usage: $pair made the state directory" "$T/sd"
+done
+
+# -C names a descriptor that is not open: refused as e2fsck does.
+run_e2secrm -n -C 99 "$U"
+if [ "$rc" = 16 ] && echo "$err" | grep -q 'progress file descriptor 99'; then
+	pass "usage: -C of a descriptor not open"
+else
+	fail "usage: -C of a descriptor not open" "rc=$rc err=$err"
+fi
+
+# Nobody to ask, neither -y nor -p: nothing written, exit 8, and what to
+# give instead; -n and -y still run.
+run_e2secrm "$U" </dev/null
+if [ "$rc" = 8 ] && [ "$(sha "$U")" = "$before" ] && [ -z "$out" ] &&
+   echo "$err" | grep -q 'need a terminal' && echo "$err" | grep -q -- '-y'
+then
+	pass "usage: no terminal and no -y: refused (8), nothing written"
+else
+	fail "usage: no terminal and no -y" "rc=$rc out=$out err=$err"
+fi
+run_e2secrm -n "$U" </dev/null
+[ "$rc" = 0 ] && pass "usage: no terminal, -n runs" ||
+	fail "usage: no terminal, -n runs" "rc=$rc err=$err"
+run_e2secrm -p "$U" </dev/null
+[ "$rc" = 0 ] && pass "usage: no terminal, -p runs" ||
+	fail "usage: no terminal, -p runs" "rc=$rc err=$err"

@@ -152,7 +152,7 @@ wipe_case() {
 		pass "$name: e2fsck -fn clean" ||
 		fail "$name: e2fsck -fn clean" "$(tail -3 "$T/fsck")"
 
-	run_e2secrm "$img"
+	run_e2secrm -y "$img"
 	if [ "$rc" = 0 ] && echo "$out" | grep -q 'nothing to wipe'; then
 		pass "$name: second run finds nothing"
 	else
