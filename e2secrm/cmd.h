@@ -110,6 +110,10 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_retried(const struct cmd_opts *o);
 
+/* preen.c */
+void preen_summary(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		   int status);
+
 /* state.c */
 void state_read(const char *dir, const char *uuid,
 		struct e2sr_cover_prev *prev, struct cmd_state *st);

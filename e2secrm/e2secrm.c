@@ -44,11 +44,13 @@ static void on_signal(int sig EXT2FS_ATTR((unused)))
 static void usage_to(FILE *f, int status)
 {
 	fprintf(f,
-		"Usage: %s [-nfvyV] [-C fd] [-j journal] [-m method] device\n"
+		"Usage: %s [-n|-p|-y] [-fvV] [-C fd] [-j journal] [-m method] "
+		"device\n"
 		"\t-n\t\tdry run: open read-only, report, write nothing\n"
+		"\t-p\t\tpreen: wipe without questions, one line (cron)\n"
+		"\t-y\t\tassume yes to all questions\n"
 		"\t-f\t\tproceed on a filesystem that is not clean\n"
 		"\t-v\t\tdetail per secure-delete inode\n"
-		"\t-y\t\tassume yes to all questions\n"
 		"\t-C fd\t\twrite progress to file descriptor fd\n"
 		"\t-j journal\tthe filesystem's external journal device\n"
 		"\t-m method\tzero (default), random, discard or secdiscard\n"
@@ -74,7 +76,12 @@ static void usage_to(FILE *f, int status)
 		"\t--state-dir DIR\twhere what each run saw is kept "
 		"(default " E2SR_STATE_DIR ")\n"
 		"\t--no-state\tneither read nor write it\n"
-		"\t-V\t\tprint version and exit\n",
+		"\t-V\t\tprint version and exit\n"
+		"-n, -p and -y exclude each other; --journal-map takes none of "
+		"them\nnor any option that says how or what to write; "
+		"--verify needs a run that writes.\n"
+		"Without -y or -p and with no terminal to ask, nothing is "
+		"written (exit 8).\n",
 		program_name);
 	exit(status);
 }
@@ -384,7 +391,7 @@ static void load_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			"taken as none", o->device, st->intent_path);
 		return;
 	}
-	if (n)
+	if (n && !o->preen)
 		printf("%s: an interrupted run proved %zu secure-delete "
 		       "%s (%s): taken as proven\n", o->device, n,
 		       n == 1 ? "life" : "lives", st->intent_path);
@@ -585,8 +592,10 @@ static int run(struct cmd_opts *o)
 		report_error(ctx, err, "while opening", o->device);
 		goto fail;
 	}
-	report_recovery(ctx, o);
-	report_orphans(ctx, o);
+	if (!o->preen) {
+		report_recovery(ctx, o);
+		report_orphans(ctx, o);
+	}
 	if (o->journal_map) {
 		status = journal_map(ctx, o);
 		goto out;
@@ -601,8 +610,10 @@ static int run(struct cmd_opts *o)
 	json_mark(JSON_SCANNED, ctx);
 	progress_done(ctx);
 	if (err == E2SR_ERR_CANCELLED) {
-		printf("%s: cancelled %s; nothing written\n", o->device,
-		       stage);
+		/* -p: preen_summary() says it on stderr. */
+		if (!o->preen)
+			printf("%s: cancelled %s; nothing written\n",
+			       o->device, stage);
 		status |= E2SR_EXIT_CANCELLED;
 		goto out;
 	}
@@ -619,18 +630,22 @@ static int run(struct cmd_opts *o)
 	/* The plan as -v and --json-plan list it, and what is written. */
 	if (o->verbose || o->json_plan)
 		actions_take(ctx);
-	report_inventory(ctx, o);
-	report_coverage(ctx, o);
+	if (!o->preen) {
+		report_inventory(ctx, o);
+		report_coverage(ctx, o);
+	}
 
 	if (e2sr_plan_empty(ctx) &&
 	    ctx->replay.how != E2SR_RECOVERY_VIEW &&
 	    ctx->orphans.how != E2SR_RECOVERY_VIEW) {
 		if (left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
-		report_plan(ctx, o);
+		if (!o->preen)
+			report_plan(ctx, o);
 		goto out;
 	}
-	report_plan(ctx, o);
+	if (!o->preen)
+		report_plan(ctx, o);
 	if (o->dry_run) {
 		if (!e2sr_plan_empty(ctx) || left_over(ctx))
 			status |= E2SR_EXIT_LEFT;
@@ -657,7 +672,8 @@ static int run(struct cmd_opts *o)
 			     "while recovering the journal", o->device);
 		goto fail;
 	}
-	report_replayed(ctx, o);
+	if (!o->preen)
+		report_replayed(ctx, o);
 	if (e2sr_plan_empty(ctx)) {
 		err = e2sr_close(ctx);
 		if (err) {
@@ -672,7 +688,8 @@ static int run(struct cmd_opts *o)
 	err = e2sr_execute(ctx);
 	json_mark(JSON_WIPED, ctx);
 	progress_done(ctx);
-	report_done(ctx, o, err);
+	if (!o->preen)
+		report_done(ctx, o, err);
 	if (err == E2SR_ERR_CANCELLED) {
 		status |= E2SR_EXIT_CANCELLED | E2SR_EXIT_LEFT;
 		if (wrote_any(&ctx->stats))
@@ -694,7 +711,10 @@ static int run(struct cmd_opts *o)
 	if (left_over(ctx))
 		status |= E2SR_EXIT_LEFT;
 out:
-	report_retried(o);
+	if (o->preen)
+		preen_summary(ctx, o, status);
+	else
+		report_retried(o);
 	if (!(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED))) {
 		save_state(ctx, o, 0);
 		clear_intent(o);
@@ -708,7 +728,10 @@ out:
 	return status;
 fail:
 	status |= E2SR_EXIT_ERROR;
-	report_retried(o);
+	if (o->preen)
+		preen_summary(ctx, o, status);
+	else
+		report_retried(o);
 	record_write(ctx, o, status, err, NULL);
 	json_write(ctx, o, status, err);
 	actions_free();

@@ -119,3 +119,37 @@ run_e2secrm -n "$U" </dev/null
 run_e2secrm -p "$U" </dev/null
 [ "$rc" = 0 ] && pass "usage: no terminal, -p runs" ||
 	fail "usage: no terminal, -p runs" "rc=$rc err=$err"
+
+# -p, as e2fsck -p: no question, one line on stdout, and on stderr only
+# what needs a person.
+P=$T/p.img
+mkimg "$P" 8M -t ext4
+canary "$T/sec" "PREEN-SECRET-$$" 20000
+printf 'write %s sec\nset_inode_field sec flags 0x80001\nrm sec\n' "$T/sec" |
+	dfs "$P"
+cp "$P" "$T/p2.img"
+run_e2secrm -p "$P" </dev/null
+if [ "$rc" = 1 ] && [ "$(echo "$out" | wc -l)" = 1 ] && [ -z "$err" ] &&
+   echo "$out" | grep -q "^$P: [0-9]* residues wiped, [0-9]* bytes$" &&
+   [ "$(count "PREEN-SECRET-$$" "$P")" = 0 ]; then
+	pass "usage: -p wipes, says one line"
+else
+	fail "usage: -p wipes, says one line" "rc=$rc out=$out err=$err"
+fi
+run_e2secrm -p "$P" </dev/null
+[ "$rc" = 0 ] && [ "$out" = "$P: clean" ] && [ -z "$err" ] &&
+	pass "usage: -p on a clean filesystem: '$out'" ||
+	fail "usage: -p on a clean filesystem" "rc=$rc out=$out err=$err"
+# A map lost: the one line, and why on stderr with what answers it.
+printf 'sif <12> block[0] 0\nsif <12> block[1] 0\nsif <12> block[2] 0\n' |
+	dfs "$T/p2.img"
+printf 'sif <12> block[3] 0\nsif <12> block[4] 0\n' | dfs "$T/p2.img"
+run_e2secrm -p --no-state "$T/p2.img" </dev/null
+if [ $((rc & 4)) = 4 ] && [ "$(echo "$out" | wc -l)" = 1 ] &&
+   [ "$(echo "$err" | wc -l)" = 1 ] &&
+   echo "$err" | grep -q 'residue left: .*lost a block map.*--all-free-if-lost'
+then
+	pass "usage: -p leaving residue: exit $rc, why on stderr"
+else
+	fail "usage: -p leaving residue" "rc=$rc out=$out err=$err"
+fi
