@@ -56,6 +56,7 @@ struct cmd_opts {
 	const char		*json;		/* --json FILE, - for stdout */
 	const char		*record;	/* --record FILE */
 	int			verify;
+	int			audit;		/* --audit */
 	int			skip_zero;
 	const char		*state_dir;	/* --state-dir, or default */
 	int			no_state;	/* --no-state */
@@ -109,6 +110,7 @@ void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		 errcode_t err);
 void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_retried(const struct cmd_opts *o);
+void report_audit(const struct e2sr_ctx *ctx, const struct cmd_opts *o);
 
 /* preen.c */
 void preen_summary(const struct e2sr_ctx *ctx, const struct cmd_opts *o,

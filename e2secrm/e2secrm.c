@@ -76,6 +76,8 @@ static void usage_to(FILE *f, int status)
 		"\t--state-dir DIR\twhere what each run saw is kept "
 		"(default " E2SR_STATE_DIR ")\n"
 		"\t--no-state\tneither read nor write it\n"
+		"\t--audit\t\tread the scope, count what is not wiped "
+		"(read-only)\n"
 		"\t-V\t\tprint version and exit\n"
 		"-n, -p and -y exclude each other; --journal-map takes none of "
 		"them\nnor any option that says how or what to write; "
@@ -134,6 +136,7 @@ enum {
 	OPT_SANITIZE	= 1 << 12,
 	OPT_SKIP_ZERO	= 1 << 13,
 	OPT_METHOD	= 1 << 14,
+	OPT_AUDIT	= 1 << 15,
 };
 
 /*
@@ -163,6 +166,11 @@ static const struct {
 	{ OPT_JOURNAL_MAP, OPT_SANITIZE, "--journal-map", "--sanitize" },
 	{ OPT_JOURNAL_MAP, OPT_SKIP_ZERO, "--journal-map", "--skip-zero" },
 	{ OPT_JOURNAL_MAP, OPT_METHOD,	"--journal-map", "-m" },
+	{ OPT_AUDIT, OPT_Y,		"--audit", "-y" },
+	{ OPT_AUDIT, OPT_P,		"--audit", "-p" },
+	{ OPT_AUDIT, OPT_VERIFY,	"--audit", "--verify" },
+	{ OPT_AUDIT, OPT_SKIP_ZERO,	"--audit", "--skip-zero" },
+	{ OPT_AUDIT, OPT_JOURNAL_MAP,	"--audit", "--journal-map" },
 };
 
 static void refuse_conflicts(int given)
@@ -197,6 +205,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "verify",	no_argument,		NULL, 'W' },
 		{ "state-dir",	required_argument,	NULL, 'P' },
 		{ "no-state",	no_argument,		NULL, 'X' },
+		{ "audit",	no_argument,		NULL, 'U' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -301,6 +310,11 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 			}
 			o->state_dir = optarg;
 			given |= OPT_STATE_DIR;
+			break;
+		case 'U':
+			given |= OPT_AUDIT;
+			o->audit = 1;
+			o->dry_run = 1;	/* an audit never writes */
 			break;
 		case 'X':
 			given |= OPT_NO_STATE;
@@ -555,6 +569,30 @@ static int wrote_any(const struct e2sr_stats *st)
 	return 0;
 }
 
+/*
+ * --audit: the plan's places read instead of written, and counted.  Exit
+ * 0 when the scope holds nothing but zeros and nothing is left that the
+ * scope cannot see (a lost map, deletions the journal cannot trace: the
+ * report says what answers them); 4 otherwise.
+ */
+static int audit(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	errcode_t err;
+	int status = 0;
+
+	err = e2sr_audit(ctx);
+	if (err) {
+		report_error(ctx, err, "while auditing", o->device);
+		return E2SR_EXIT_ERROR;
+	}
+	report_audit(ctx, o);
+	/* Blocks it could not judge (-m random) are not proven wiped. */
+	if (e2sr_audit_unwiped(ctx) || left_over(ctx) ||
+	    ctx->stats.audit_random)
+		status |= E2SR_EXIT_LEFT;
+	return status;
+}
+
 static int run(struct cmd_opts *o)
 {
 	struct e2sr_ctx *ctx;
@@ -572,7 +610,8 @@ static int run(struct cmd_opts *o)
 	ctx->opts.method = o->method;
 	ctx->opts.ext_journal = o->ext_journal;
 	ctx->opts.sanitize = o->sanitize;
-	ctx->opts.verify = o->verify;
+	/* An audit reads what --verify would read after a run. */
+	ctx->opts.verify = o->verify || o->audit;
 	ctx->opts.skip_zero = o->skip_zero;
 #ifdef E2SR_TEST_CUT
 	/* tests/e2secrm-cut only: the power goes after the k-th write. */
@@ -633,6 +672,10 @@ static int run(struct cmd_opts *o)
 	if (!o->preen) {
 		report_inventory(ctx, o);
 		report_coverage(ctx, o);
+	}
+	if (o->audit) {
+		status = audit(ctx, o);
+		goto out;
 	}
 
 	if (e2sr_plan_empty(ctx) &&

@@ -562,6 +562,9 @@ struct e2sr_written {
 	__u32			crc;
 };
 
+/* How many of a kind's places a report names before "and N more". */
+#define E2SR_SHOW_FIRST	5
+
 struct e2sr_stats {
 	/* What was wiped, kind by kind, as e2sr_kinds[k].count names. */
 	blk64_t		wiped[E2SR_KIND_COUNT][2];
@@ -571,6 +574,15 @@ struct e2sr_stats {
 	blk64_t		zeroed_out;	/* zeroed by the device */
 	unsigned long	discard_fallback; /* runs written as zeros */
 	unsigned long	secdiscard_fallback; /* runs without BLKSECDISCARD */
+	/*
+	 * --verify and --audit, by kind: blocks (or names and records)
+	 * read, those that still hold residue, and the first of them.
+	 */
+	blk64_t		checked[E2SR_KIND_COUNT];
+	blk64_t		unwiped[E2SR_KIND_COUNT];
+	blk64_t		first_unwiped[E2SR_KIND_COUNT][E2SR_SHOW_FIRST];
+	int		audit_random;	/* --audit -m random: blocks of */
+					/* random bytes not judged */
 	blk64_t		verified;	/* blocks read back */
 	blk64_t		verify_bad;	/* reads that did not match */
 	blk64_t		verify_first_bad;
@@ -787,6 +799,10 @@ const char *e2sr_question_text(enum e2sr_question why);
 /* execute.c */
 errcode_t e2sr_execute_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_execute(struct e2sr_ctx *ctx);
+
+/* execute.c: --audit, the plan's places read instead of written */
+errcode_t e2sr_audit(struct e2sr_ctx *ctx);
+blk64_t e2sr_audit_unwiped(const struct e2sr_ctx *ctx);
 void e2sr_plan_actions(const struct e2sr_ctx *ctx, e2sr_action_fn fn,
 		       void *data);
 

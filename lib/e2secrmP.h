@@ -277,5 +277,7 @@ errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino);
 errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 			   blk64_t n, const void *buf);
 errcode_t e2sr_verify(struct e2sr_ctx *ctx);
+void e2sr_verify_read(struct e2sr_ctx *ctx, int k, blk64_t n);
+void e2sr_verify_bad(struct e2sr_ctx *ctx, int k, blk64_t blk);
 
 #endif /* E2SECRMP_H */

@@ -142,3 +142,45 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 	}
 	return err;
 }
+
+/*
+ * --audit: the plan's places read instead of written, on the read-only
+ * handle with the caches off, as --verify reads them after a run.  What
+ * the plan found by its bytes (a removed name, a deleted record) is
+ * residue by the reading that found it; every block of the scope is read
+ * and counted when it is not all zeros.  The scope is the plan's: the
+ * targeted default, or what --sanitize and its parts add.
+ */
+errcode_t e2sr_audit(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_plan *plan = &ctx->plan;
+	const struct e2sr_action *a;
+	size_t i;
+	errcode_t err;
+	int k;
+
+	err = e2sr_verify(ctx);
+	for (k = 0; !err && k < E2SR_KIND_COUNT; k++)
+		if (e2sr_kinds[k]->verify)
+			err = e2sr_kinds[k]->verify(ctx);
+	for (i = 0; !err && i < plan->action_count; i++) {
+		a = &plan->actions[i];
+		if (a->kind != E2SR_KIND_NAMES && a->kind != E2SR_KIND_RECORDS)
+			continue;
+		/* Named by inode: the record's, or the directory's. */
+		e2sr_verify_read(ctx, a->kind, 1);
+		e2sr_verify_bad(ctx, a->kind, a->ino);
+	}
+	return err;
+}
+
+/* What an audit found still holding residue, all kinds. */
+blk64_t e2sr_audit_unwiped(const struct e2sr_ctx *ctx)
+{
+	blk64_t n = 0;
+	int k;
+
+	for (k = 0; k < E2SR_KIND_COUNT; k++)
+		n += ctx->stats.unwiped[k];
+	return n;
+}

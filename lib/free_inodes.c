@@ -556,14 +556,11 @@ static errcode_t free_records_verify(struct e2sr_ctx *ctx)
 					   SCRUB_VERIFY, &n);
 		if (err)
 			break;
-		for (b = 0; b < r->count; b++) {
-			if (!changed[b])
-				continue;
-			ctx->stats.verify_bad++;
-			if (!ctx->stats.verify_first_bad)
-				ctx->stats.verify_first_bad = r->blk + b;
-		}
-		ctx->stats.verified += r->count;
+		for (b = 0; b < r->count; b++)
+			if (changed[b])
+				e2sr_verify_bad(ctx, E2SR_KIND_FREE_RECORDS,
+						r->blk + b);
+		e2sr_verify_read(ctx, E2SR_KIND_FREE_RECORDS, r->count);
 	}
 	ext2fs_free_mem(&buf);
 	ext2fs_free_mem(&changed);

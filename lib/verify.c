@@ -1,5 +1,6 @@
 /*
- * verify.c --- reading back what a run wrote.
+ * verify.c --- reading back what a run wrote (and, for --audit, what a
+ * run would write: execute.c's e2sr_audit()).
  *
  * Owns --verify: after the run, with the channels' caches off, every
  * block the plan wiped is read again from the device and must read as
@@ -40,12 +41,33 @@ errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 	return 0;
 }
 
-/* Read [blk, blk + n) of @io in chunks; each must be zeros. */
-static errcode_t check_zero(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
-			    blk64_t n, unsigned char *buf, size_t chunk)
+/* @n places of kind @k read (blocks, or names and records). */
+void e2sr_verify_read(struct e2sr_ctx *ctx, int k, blk64_t n)
+{
+	ctx->stats.checked[k] += n;
+	ctx->stats.verified += n;
+}
+
+/* One place of kind @k (block @blk, or 0) that still holds residue. */
+void e2sr_verify_bad(struct e2sr_ctx *ctx, int k, blk64_t blk)
+{
+	struct e2sr_stats *st = &ctx->stats;
+
+	if (st->unwiped[k] < E2SR_SHOW_FIRST)
+		st->first_unwiped[k][st->unwiped[k]] = blk;
+	st->unwiped[k]++;
+	st->verify_bad++;
+	if (!st->verify_first_bad)
+		st->verify_first_bad = blk;
+}
+
+/* Read [blk, blk + n) of @io in chunks; each block must be zeros. */
+static errcode_t check_zero(struct e2sr_ctx *ctx, int kind, io_channel io,
+			    blk64_t blk, blk64_t n, unsigned char *buf,
+			    size_t chunk)
 {
 	size_t bs = ctx->fs->blocksize;
-	blk64_t k;
+	blk64_t k, b;
 	errcode_t err;
 
 	while (n) {
@@ -53,12 +75,11 @@ static errcode_t check_zero(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 		err = io_channel_read_blk64(io, blk, k, buf);
 		if (err)
 			return err;
-		if (!e2sr_all_zero(buf, k * bs)) {
-			ctx->stats.verify_bad++;
-			if (!ctx->stats.verify_first_bad)
-				ctx->stats.verify_first_bad = blk;
-		}
-		ctx->stats.verified += k;
+		if (!e2sr_all_zero(buf, k * bs))
+			for (b = 0; b < k; b++)
+				if (!e2sr_all_zero(buf + b * bs, bs))
+					e2sr_verify_bad(ctx, kind, blk + b);
+		e2sr_verify_read(ctx, kind, k);
 		blk += k;
 		n -= k;
 	}
@@ -66,8 +87,9 @@ static errcode_t check_zero(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
 }
 
 /* Every run of @map's set blocks (or, for --all-free, clear ones). */
-static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
-			    int set, unsigned char *buf, size_t chunk)
+static errcode_t check_runs(struct e2sr_ctx *ctx, int kind,
+			    ext2fs_block_bitmap map, int set,
+			    unsigned char *buf, size_t chunk)
 {
 	ext2_filsys fs = ctx->fs;
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
@@ -75,7 +97,8 @@ static errcode_t check_runs(struct e2sr_ctx *ctx, ext2fs_block_bitmap map,
 	errcode_t err;
 
 	while (e2sr_next_run(map, set, &start, last, &end)) {
-		err = check_zero(ctx, fs->io, start, end - start, buf, chunk);
+		err = check_zero(ctx, kind, fs->io, start, end - start, buf,
+				 chunk);
 		if (err)
 			return err;
 		start = end;
@@ -118,12 +141,10 @@ static errcode_t check_random(struct e2sr_ctx *ctx)
 		err = io_channel_read_blk64(w->io, w->blk, w->count, buf);
 		if (err)
 			break;
-		if (ext2fs_crc32c_le(~0U, buf, w->count * bs) != w->crc) {
-			ctx->stats.verify_bad++;
-			if (!ctx->stats.verify_first_bad)
-				ctx->stats.verify_first_bad = w->blk;
-		}
-		ctx->stats.verified += w->count;
+		/* Random bytes go to freed blocks of any of these kinds. */
+		if (ext2fs_crc32c_le(~0U, buf, w->count * bs) != w->crc)
+			e2sr_verify_bad(ctx, E2SR_KIND_DATA, w->blk);
+		e2sr_verify_read(ctx, E2SR_KIND_DATA, w->count);
 	}
 	ext2fs_free_mem(&buf);
 	ext2fs_free_block_bitmap(later);
@@ -144,8 +165,9 @@ static errcode_t verify_unwritten(struct e2sr_ctx *ctx)
 	if (err)
 		return err;
 	for (i = 0; !err && i < plan->unwritten_runs; i++)
-		err = check_zero(ctx, ctx->fs->io, plan->unwritten[i].pblk,
-				 plan->unwritten[i].len, buf, chunk);
+		err = check_zero(ctx, E2SR_KIND_UNWRITTEN, ctx->fs->io,
+				 plan->unwritten[i].pblk, plan->unwritten[i].len,
+				 buf, chunk);
 	ext2fs_free_mem(&buf);
 	return err;
 }
@@ -165,14 +187,21 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 	err = ext2fs_get_array(chunk, ctx->fs->blocksize, &buf);
 	if (err)
 		return err;
-	if (ctx->opts.method == E2SR_METHOD_RANDOM) {
+	if (ctx->opts.method == E2SR_METHOD_RANDOM && ctx->writer.written) {
 		err = check_random(ctx);
+	} else if (ctx->opts.method == E2SR_METHOD_RANDOM) {
+		/* An audit cannot tell random bytes from residue. */
+		ctx->stats.audit_random = plan->data_count ||
+					  plan->meta_count || plan->free_all;
 	} else {
-		err = check_runs(ctx, plan->data_blocks, 1, buf, chunk);
+		err = check_runs(ctx, E2SR_KIND_DATA, plan->data_blocks, 1,
+				 buf, chunk);
 		if (!err)
-			err = check_runs(ctx, plan->meta_blocks, 1, buf, chunk);
+			err = check_runs(ctx, E2SR_KIND_META, plan->meta_blocks,
+					 1, buf, chunk);
 		if (!err && plan->free_all)
-			err = check_runs(ctx, ctx->fs->block_map, 0, buf, chunk);
+			err = check_runs(ctx, E2SR_KIND_ALL_FREE,
+					 ctx->fs->block_map, 0, buf, chunk);
 	}
 	/* Whole copies: zeros, unless the whole log went by the method. */
 	for (i = 0; !err && j && i < plan->journal_count; i++) {
@@ -181,7 +210,7 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 		    (ctx->opts.method == E2SR_METHOD_RANDOM &&
 		     (plan->sanitize & E2SR_FREE_JOURNAL)))
 			continue;
-		err = check_zero(ctx, j->io,
+		err = check_zero(ctx, E2SR_KIND_JOURNAL, j->io,
 				 e2sr_journal_phys(j, plan->journal[i].jblock),
 				 1, buf, chunk);
 	}
@@ -202,7 +231,9 @@ errcode_t e2sr_verify(struct e2sr_ctx *ctx)
 			break;
 		if (e2sr_crc32c_le(~0U, buf, j->blocksize) !=
 		    plan->journal[i].crc_after)
-			ctx->stats.verify_bad++;
+			e2sr_verify_bad(ctx, E2SR_KIND_JOURNAL,
+					plan->journal[i].jblock);
+		e2sr_verify_read(ctx, E2SR_KIND_JOURNAL, 1);
 	}
 	ext2fs_free_mem(&buf);
 	if (!err)
