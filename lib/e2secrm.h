@@ -152,6 +152,7 @@ struct e2sr_file {
 	int			had_data;	/* some version had size/blocks */
 	blk64_t			blocks_said;	/* most a version counted */
 	ext2_ino_t		ea_owner;	/* an EA inode: whose value */
+	ext2_ino_t		parent;		/* live: a directory naming it */
 	__u16			questioned;	/* enum e2sr_question */
 };
 

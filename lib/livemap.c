@@ -52,6 +52,9 @@ struct name_list {
 	unsigned long		*bits;
 	ext2_ino_t		want;
 	ext2_ino_t		namer;
+	/* Live secure-delete files, for a directory that names each. */
+	struct e2sr_ino_set	secure;
+	int			have_secure;
 };
 
 #define LONG_BITS	(8 * sizeof(unsigned long))
@@ -752,6 +755,39 @@ static errcode_t named(struct e2sr_ctx *ctx, struct name_list *nl,
 		return E2SR_ERR_LIVE_FREE;	/* found: stop */
 	}
 	nl->bits[ino / LONG_BITS] |= 1UL << (ino % LONG_BITS);
+	if (nl->have_secure) {
+		const struct e2sr_ino_entry *e;
+
+		e = e2sr_ino_set_find(&nl->secure, ino);
+		if (e && !ctx->inv.files[e->value].parent)
+			ctx->inv.files[e->value].parent = dir;
+	}
+	return 0;
+}
+
+/*
+ * The live secure-delete files the inventory holds by now, so that the
+ * pass over the names notes a directory of each (-v names them by path;
+ * deleted files are never named).
+ */
+static errcode_t secure_set(struct e2sr_ctx *ctx, struct name_list *nl)
+{
+	const struct e2sr_inventory *inv = &ctx->inv;
+	size_t i, n = 0;
+	errcode_t err;
+
+	for (i = 0; i < inv->count; i++)
+		n += inv->files[i].state == E2SR_STATE_LIVE;
+	if (!n)
+		return 0;
+	err = e2sr_ino_set_init(&nl->secure, n);
+	if (err)
+		return err;
+	for (i = 0; i < inv->count; i++)
+		if (inv->files[i].state == E2SR_STATE_LIVE)
+			e2sr_ino_set_add(&nl->secure, inv->files[i].ino, i);
+	e2sr_ino_set_done(&nl->secure);
+	nl->have_secure = 1;
 	return 0;
 }
 
@@ -1026,12 +1062,16 @@ errcode_t e2sr_livemap_finish(struct e2sr_ctx *ctx)
 				   LONG_BITS + 1, sizeof(*nl.bits), &nl.bits);
 	if (err)
 		return err;
-	err = read_dirs(ctx, &nl);
+	err = secure_set(ctx, &nl);
+	if (!err)
+		err = read_dirs(ctx, &nl);
 	if (!err)
 		err = read_inline_dirs(ctx, &nl);
 	if (!err)
 		err = check_names(ctx, &nl);
 	ext2fs_free_mem(&nl.bits);
+	if (nl.have_secure)
+		e2sr_ino_set_free(&nl.secure);
 	if (err)
 		return err;
 	add_all(ctx, ctx->metadata_blocks);
