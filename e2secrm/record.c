@@ -1081,8 +1081,12 @@ certificate:
 	fprintf(f, "\n%-26s ", "Verification:");
 	put_wrapped(f, 27, x->verify);
 
-	fprintf(f, "\nCertificate of sanitization (the fields of SP 800-88 "
-		"Rev. 1, Appendix G,\nin the terms of SP 800-88 Rev. 2)\n");
+	/*
+	 * The sample certificate's fields (Rev. 1, Appendix G): the record
+	 * names only the revision in force, whose words the values use.
+	 */
+	fprintf(f, "\nCertificate of sanitization (the fields of the SP "
+		"800-88 sample certificate)\n");
 	fprintf(f, "  Person performing sanitization\n");
 	put_field(f, "Name:", fields[FIELD_NAME] ? fields[FIELD_NAME] :
 		  x->person);
