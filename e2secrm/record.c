@@ -613,7 +613,7 @@ static const char limits[] =
 struct category {
 	const char	*name;		/* "Clear" or "none" */
 	const char	*description;	/* the certificate's line */
-	const char	*scope;		/* NULL when nothing was done */
+	const char	*scope;		/* NULL: nothing done */
 	const char	*statement;
 };
 
