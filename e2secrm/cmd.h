@@ -155,6 +155,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 /* record.c */
 int record_open(const char *path, const char *device,
 		const char *report);
+int record_field(const char *arg);
+void record_command_line(int argc, char **argv);
 int record_wanted(void);
 void record_writing(void);
 int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,

@@ -72,6 +72,12 @@ static void usage_to(FILE *f, int status)
 		"it\n"
 		"\t--record FILE\twrite a sanitisation record to FILE (text) "
 		"and FILE.json\n"
+		"\t--record-field KEY=VALUE\n"
+		"\t\t\ta field of the record a person fills: name, "
+		"title,\n"
+		"\t\t\torganization, location, contact, media-source, "
+		"destination,\n"
+		"\t\t\tconfidentiality-before, confidentiality-after\n"
 		"\t--verify\tread back every wiped block\n"
 		"\t--state-dir DIR\twhere what each run saw is kept "
 		"(default " E2SR_STATE_DIR ")\n"
@@ -202,6 +208,7 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 		{ "json",	required_argument,	NULL, 'O' },
 		{ "json-plan",	no_argument,		NULL, 'T' },
 		{ "record",	required_argument,	NULL, 'R' },
+		{ "record-field", required_argument,	NULL, 'K' },
 		{ "verify",	no_argument,		NULL, 'W' },
 		{ "state-dir",	required_argument,	NULL, 'P' },
 		{ "no-state",	no_argument,		NULL, 'X' },
@@ -297,6 +304,10 @@ static void parse_args(int argc, char **argv, struct cmd_opts *o)
 				usage();
 			}
 			o->record = optarg;
+			break;
+		case 'K':
+			if (record_field(optarg))
+				usage();
 			break;
 		case 'W':
 			given |= OPT_VERIFY;
@@ -804,6 +815,7 @@ int main(int argc, char **argv)
 		program_name = slash ? slash + 1 : argv[0];
 	}
 	parse_args(argc, argv, &opts);
+	record_command_line(argc, argv);
 	opts.state = &state;
 	/*
 	 * The report line by line, so that a log shows how far a run got;

@@ -101,18 +101,111 @@ const struct fs_facts *json_facts(void)
 	return &facts;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at @s (Unicode, table
+ * 3-7: no overlong forms, no surrogates, nothing above U+10FFFF), or 0
+ * if the bytes there are not one.  A NUL ends the string, so a sequence
+ * cut by it is not well-formed either.
+ */
+static int utf8_length(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	int n, i;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;	/* 80..C1: continuation, overlong; F5..FF */
+	/* Only the second byte's range depends on the first. */
+	if (s[0] == 0xe0)
+		lo = 0xa0;	/* overlong below U+0800 */
+	else if (s[0] == 0xed)
+		hi = 0x9f;	/* U+D800..DFFF are surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;	/* overlong below U+10000 */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;	/* above U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * @s as a JSON string, text as written: well-formed UTF-8 goes out as it
+ * is; escaped are only '"' and '\', which JSON requires, and control
+ * characters, C0, DEL and C1 (U+0080..U+009F): JSON requires the first,
+ * and the others would be obeyed by a terminal that shows the file.
+ *
+ * A label or a path is bytes, not text, and may hold bytes that are not
+ * UTF-8 (a Latin-1 label, a truncated sequence).  Each such byte 0xXY is
+ * written as the lone surrogate \udcXY, as Python's "surrogateescape"
+ * (PEP 383) decodes file names: no well-formed UTF-8 can give U+DC80..
+ * U+DCFF, so the mapping is lossless, a string needs no second member to
+ * say how it was written, and Python gives the bytes back with
+ * json.load() and str.encode("utf-8", "surrogateescape").  The price is
+ * that a lone surrogate, valid in JSON's grammar (RFC 8259, section 8.2),
+ * is shown by some readers as U+FFFD (jq) or refused by strict ones; it
+ * is paid only by strings that were not UTF-8 to begin with, which no
+ * scheme could give them as text anyway.
+ */
 void json_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = *s;
+	const unsigned char *p = (const unsigned char *)s;
+	int n;
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	fputc('"', f);
+	while (p && *p) {
+		n = utf8_length(p);
+		if (!n) {
+			fprintf(f, "\\udc%02x", *p++);
+			continue;
+		}
+		if (n > 1 && !(p[0] == 0xc2 && p[1] < 0xa0)) {
+			fwrite(p, 1, n, f);
+			p += n;
+			continue;
+		}
+		if (n > 1) {	/* C1: U+0080..U+009F */
+			fprintf(f, "\\u%04x", p[1]);
+			p += 2;
+			continue;
+		}
+		switch (*p) {
+		case '"':
+		case '\\':
+			fprintf(f, "\\%c", *p);
+			break;
+		case '\b':
+			fputs("\\b", f);
+			break;
+		case '\f':
+			fputs("\\f", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+		p++;
 	}
 	fputc('"', f);
 }

@@ -3,22 +3,29 @@
  * who dispose of disks and for the auditors who ask them.
  *
  * Owns the record: FILE gets a text for people, FILE.json the same facts
- * for machines.  The fields follow the sample certificate of
- * sanitization in NIST SP 800-88 Rev. 1 (December 2014), Appendix G:
- * manufacturer, model, serial number, media type, sanitization
- * description (Clear, Purge or Destroy), method used and its details,
- * tool used with its version, verification method, post-sanitization
- * destination, name and title of the person, date and location.  (The
- * project's search tool did not return the appendix itself; the list is
- * from the publication, doi:10.6028/NIST.SP.800-88r1.)  The counts by
- * kind, the coverage and the verify result are the JSON report's, from
- * report.c and json.c: the record and the report cannot disagree.
+ * for machines.  The guideline is NIST SP 800-88 Rev. 2 (September 2025,
+ * doi:10.6028/NIST.SP.800-88r2), which withdrew Rev. 1 and refers the
+ * techniques themselves to IEEE 2883-2022 (Standard for Sanitizing
+ * Storage); its words are used where they apply: Clear (logical
+ * techniques on user-addressable storage), Purge (which a file system
+ * tool never does), logical sanitization, sanitization verification.
+ * The certificate keeps the fields of Rev. 1's sample certificate
+ * (Appendix G) that certificates still carry: manufacturer, model,
+ * serial number, media type and source, the category (Clear, Purge or
+ * Destroy), method used and its details, tool used, verification
+ * method, confidentiality before and after, post-sanitization
+ * destination, and the person's name, title, organization, location,
+ * contact, the date and a signature.  What only a person knows comes
+ * from --record-field KEY=VALUE; what is not given says "not recorded".
+ * The counts by kind, the coverage and the verify result are the JSON
+ * report's, from report.c and json.c: the record and the report cannot
+ * disagree.
  *
  * The record never says more than the run did: a dry run, a refusal and
  * a run stopped before its first write say "nothing was written" on
- * their first line, and the SP 800-88 category is Clear only for a
- * finished --sanitize run that overwrote, and then only of the
- * filesystem's unused space.  Both files are made in the same directory
+ * their first line, the category is Clear only for a finished overwrite
+ * that left nothing it knew of, always with the scope the options chose,
+ * and never Purge.  Both files are made in the same directory
  * as temporary files when the run starts (so that a path that cannot
  * be written is refused before the device is touched), and renamed over
  * FILE and FILE.json once written and synced; never through a symbolic
@@ -56,7 +63,45 @@ static struct {
 	int	fd[REC_FILES];
 	time_t	start;
 	int	writes_began;
+	int	argc;			/* the command line, as given */
+	char	**argv;
 } rec = { .fd = { -1, -1 } };
+
+/*
+ * The fields of the certificate that only a person knows, set with
+ * --record-field KEY=VALUE: the key on the command line and the member
+ * of the JSON certificate.
+ */
+enum rec_field {
+	FIELD_NAME,
+	FIELD_TITLE,
+	FIELD_ORGANIZATION,
+	FIELD_LOCATION,
+	FIELD_CONTACT,
+	FIELD_MEDIA_SOURCE,
+	FIELD_DESTINATION,
+	FIELD_CONF_BEFORE,
+	FIELD_CONF_AFTER,
+	FIELD_COUNT
+};
+
+static const struct {
+	const char	*key;
+	const char	*json;
+} field_names[FIELD_COUNT] = {
+	{ "name", "name" },
+	{ "title", "title" },
+	{ "organization", "organization" },
+	{ "location", "location" },
+	{ "contact", "contact" },
+	{ "media-source", "media_source" },
+	{ "destination", "post_sanitization_destination" },
+	{ "confidentiality-before", "confidentiality_before" },
+	{ "confidentiality-after", "confidentiality_after" },
+};
+
+/* Pointers into argv, which lives as long as the run; NULL: not given. */
+static const char *fields[FIELD_COUNT];
 
 /* What the device is, from stat, sysfs and udev; "" is unknown. */
 enum dev_type { DEV_MISSING, DEV_BLOCK, DEV_FILE, DEV_OTHER };
@@ -225,6 +270,46 @@ int record_open(const char *path, const char *device, const char *report)
 	for (i = 0; i < REC_FILES; i++)
 		fchmod(rec.fd[i], 0644 & ~mask);
 	return 0;
+}
+
+/*
+ * --record-field KEY=VALUE; 0, or -1 with a message naming the key.  The
+ * last one given wins, so that the command line overrides what
+ * E2SECRM_OPTS in /etc/e2secrm.conf sets for a whole organization; an
+ * empty value takes a field back to "not recorded".  The value is kept
+ * as given, in any encoding: both files write it as written.
+ */
+int record_field(const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	size_t len;
+	int i;
+
+	if (!eq) {
+		com_err(program_name, 0, "--record-field %s: KEY=VALUE "
+			"expected", arg);
+		return -1;
+	}
+	len = eq - arg;
+	for (i = 0; i < FIELD_COUNT; i++) {
+		if (strlen(field_names[i].key) != len ||
+		    strncmp(arg, field_names[i].key, len))
+			continue;
+		fields[i] = eq[1] ? eq + 1 : NULL;
+		return 0;
+	}
+	com_err(program_name, 0, "--record-field: unknown key \"%.*s\" "
+		"(keys: name, title, organization, location, contact, "
+		"media-source, destination, confidentiality-before, "
+		"confidentiality-after)", (int)len, arg);
+	return -1;
+}
+
+/* The command line, for the record; called once, before the run. */
+void record_command_line(int argc, char **argv)
+{
+	rec.argc = argc;
+	rec.argv = argv;
 }
 
 int record_wanted(void)
@@ -508,60 +593,104 @@ static void decide_outcome(const struct cmd_opts *o, int status,
 	}
 }
 
+#define GUIDELINE	"NIST SP 800-88 Rev. 2, Guidelines for Media " \
+			"Sanitization (September 2025)"
+#define TECHNIQUES	"IEEE 2883-2022, Standard for Sanitizing Storage"
+
+/* Said on every record, whatever the run did. */
+static const char limits[] =
+	"A file-system-level run is logical sanitization of what one file "
+	"system addresses, within the scope its options chose; nothing "
+	"more.  It is never Purge (nor Destroy): it writes through the "
+	"device's ordinary interface and cannot reach space outside the "
+	"file system, sectors the device has remapped, over-provisioned or "
+	"other areas no logical address names.  It is never sanitization "
+	"of the whole device: for that, the device's own sanitize command, "
+	"cryptographic erase or destruction, as IEEE 2883 describes them "
+	"for the media.";
+
+/* The SP 800-88 Rev. 2 category of a run, and what it covered. */
+struct category {
+	const char	*name;		/* "Clear" or "none" */
+	const char	*description;	/* the certificate's line */
+	const char	*scope;		/* NULL: nothing done */
+	const char	*statement;
+};
+
 /*
- * SP 800-88 Rev. 1 in plain words.  Clear is a logical overwrite of all
- * user-addressable storage; e2secrm leaves live files by design and
- * cannot reach remapped or over-provisioned sectors, so the most it
- * does is Clear of the filesystem's unused space, and only a finished
- * --sanitize run that overwrote (zero or random) and left nothing.
+ * Clear, in SP 800-88 Rev. 2 and IEEE 2883, applies logical techniques
+ * to user-addressable storage.  An overwrite through the device's write
+ * interface is one; e2secrm applies it to what one file system
+ * addresses, so a finished overwrite that left nothing it knew of is
+ * Clear of that scope and never more: the description always sends the
+ * reader to the scope, so that the category cannot be read as the
+ * device's.  Every other run is "none", with the reason next to it, so
+ * that the certificate never says "none" above an overwrite unexplained.
  */
-static const char *nist_category(const struct cmd_opts *o, int status,
-				 const struct outcome *out,
-				 const char **statement)
+static void sanitization_category(const struct cmd_opts *o, int status,
+				  const struct outcome *out,
+				  struct category *c)
 {
 	int full = (o->sanitize & E2SR_SANITIZE) == E2SR_SANITIZE;
 	int overwrite = o->method == E2SR_METHOD_ZERO ||
 			o->method == E2SR_METHOD_RANDOM;
 
+	c->name = "none";
+	c->scope = NULL;
 	if (!out->wrote) {
-		*statement = "No sanitization: nothing was written.";
-		return "none";
+		c->description = "none (nothing was written)";
+		c->statement = "No sanitization: nothing was written.";
+		return;
 	}
 	if (status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED)) {
-		*statement = "No sanitization: the run did not finish.";
-		return "none";
-	}
-	if (!full) {
-		*statement = "No sanitization in SP 800-88 terms: a targeted "
-			"overwrite of what is left of secure-delete (+s) "
-			"files (and of the parts of free space the options "
-			"name); the rest of the free space, the live files, "
-			"and the sectors the device has remapped or keeps "
-			"for over-provisioning are not touched.";
-		return "none";
+		c->description = "none (the run did not finish)";
+		c->statement = "No sanitization: the run did not finish; "
+			"part of what was planned may not be written.";
+		return;
 	}
 	if (!overwrite) {
-		*statement = "Not Clear: with -m discard or secdiscard the "
+		c->description = "none (blocks were unmapped, not "
+			"overwritten)";
+		c->statement = "Not Clear: with -m discard or secdiscard the "
 			"blocks are unmapped, not overwritten (blocks that "
 			"did not read back as zeros were written with "
 			"zeros); what the device keeps behind its mapping "
 			"is not addressed.";
-		return "none";
+		return;
 	}
 	if (status & E2SR_EXIT_LEFT) {
-		*statement = "Not Clear: residues were found and left, or "
-			"could not be traced (see below).";
-		return "none";
+		c->description = "none (residues were left or could not be "
+			"traced; see Not done)";
+		c->statement = "Not Clear: the overwrite ran, but residues "
+			"were found and left, or could not be traced (see "
+			"Not done).";
+		return;
 	}
-	*statement = "Closest to SP 800-88 Rev. 1 Clear, and only of the "
-		"filesystem's unused space: every free block, the journal "
-		"but its superblock, removed directory entries and free "
-		"inode records were overwritten once through the device's "
-		"ordinary write interface.  Not Clear of the device (its live "
-		"files remain, by design), and never Purge or Destroy: "
-		"sectors the device has remapped or keeps for "
-		"over-provisioning are beyond any filesystem tool.";
-	return "Clear (filesystem unused space only)";
+	c->name = "Clear";
+	c->description = "Clear (logical, file-system level; see scope)";
+	if (full) {
+		c->scope = "the file system's unused space: every free "
+			"block, the journal but its superblock, removed "
+			"directory entries and free inode records.  Not its "
+			"live files, by design.";
+		c->statement = "Clear of the file system's unused space, and "
+			"only of it: each location in the scope was "
+			"overwritten once through the device's ordinary "
+			"write interface (or read as zeros already, with "
+			"--skip-zero).  Not Clear of the device: its live "
+			"files remain, and never Purge or Destroy.";
+		return;
+	}
+	c->scope = "the residues of secure-deletion (+s) files that the run "
+		"found (their freed blocks, removed names, inode records "
+		"and journal copies) and the parts of unused space the "
+		"options named (Method details).  Not the rest of the "
+		"unused space, not the live files.";
+	c->statement = "Clear of the residues of secure-deletion files the "
+		"run found, and only of them: each was overwritten once "
+		"through the device's ordinary write interface.  Data of "
+		"other deleted files may remain in the unused space, and "
+		"never Purge or Destroy.";
 }
 
 static const char *method_used(enum e2sr_method m)
@@ -581,21 +710,105 @@ static const char *method_used(enum e2sr_method m)
 	return "?";
 }
 
-static void verification(const struct e2sr_ctx *ctx,
-			 const struct outcome *out, char *buf, size_t len)
+/*
+ * How the result was checked: the only place that says it, for the
+ * record's Verification line and the certificate's Verification method.
+ * --verify is sanitization verification during the run (each block
+ * written read back).  An independent check of the scope afterwards,
+ * by another run or on another machine (Rev. 2's sanitization
+ * validation), is a second source to be said here, not elsewhere.
+ */
+static void verification_text(const struct e2sr_ctx *ctx,
+			      const struct outcome *out, char *buf,
+			      size_t len)
 {
 	if (!out->wrote)
 		snprintf(buf, len, "none (nothing was written)");
 	else if (!ctx || !ctx->opts.verify)
-		snprintf(buf, len, "none (--verify was not given)");
+		snprintf(buf, len, "none (no sanitization verification: "
+			 "--verify was not given)");
 	else
-		snprintf(buf, len, "Full: every block wiped read back with "
-			 "the caches off (names and inode records checked by "
-			 "the stages that rewrote them): %" PRIu64 " blocks "
-			 "read back, %" PRIu64 " mismatch%s",
+		snprintf(buf, len, "Full: sanitization verification "
+			 "(--verify): every block wiped read back with the "
+			 "caches off (names and inode records checked by the "
+			 "stages that rewrote them): %" PRIu64 " blocks read "
+			 "back, %" PRIu64 " mismatch%s",
 			 (uint64_t)ctx->stats.verified,
 			 (uint64_t)ctx->stats.verify_bad,
 			 ctx->stats.verify_bad == 1 ? "" : "es");
+}
+
+/*
+ * @s as a POSIX shell reads it back, into @out, which has room for
+ * 4 * strlen(@s) + 4 bytes; returns the length.  Bare if it holds only
+ * characters no shell gives a meaning to; else in single quotes, a quote
+ * as '\''; or, when it holds control characters, which would break the
+ * record's line, as $'...' with each as \ooo (bash, ksh, zsh and
+ * POSIX.1-2024 sh read it).  Other bytes, UTF-8 or not, are kept.
+ */
+static size_t shell_word(char *out, const char *s)
+{
+	static const char safe[] = "@%+=:,./_-";
+	const unsigned char *p;
+	char *o = out;
+	int plain = *s != 0, ctl = 0;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			ctl = 1;
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr(safe, *p)))
+			plain = 0;
+	}
+	if (plain)
+		return sprintf(out, "%s", s);
+	if (!ctl) {
+		*o++ = '\'';
+		for (p = (const unsigned char *)s; *p; p++) {
+			if (*p == '\'')
+				o += sprintf(o, "'\\''");
+			else
+				*o++ = *p;
+		}
+		*o++ = '\'';
+		*o = 0;
+		return o - out;
+	}
+	o += sprintf(o, "$'");
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\%03o", *p);
+		else if (*p == '\'' || *p == '\\')
+			o += sprintf(o, "\\%c", *p);
+		else
+			*o++ = *p;
+	}
+	*o++ = '\'';
+	*o = 0;
+	return o - out;
+}
+
+/* The command line as one shell line, allocated; NULL if none. */
+static char *command_line(void)
+{
+	size_t len = 1;
+	char *buf, *o;
+	int i;
+
+	if (!rec.argv)
+		return NULL;
+	for (i = 0; i < rec.argc; i++)
+		len += 4 * strlen(rec.argv[i]) + 5;
+	if (ext2fs_get_mem(len, &buf))
+		return NULL;
+	o = buf;
+	*o = 0;
+	for (i = 0; i < rec.argc; i++) {
+		if (i)
+			*o++ = ' ';
+		o += shell_word(o, rec.argv[i]);
+	}
+	return buf;
 }
 
 /* --- writing ------------------------------------------------------------- */
@@ -642,9 +855,31 @@ struct facts {
 	struct utsname		uts;
 	char			start[32], end[32];
 	char			mode[256];
-	const char		*nist, *nist_statement;
+	struct category		cat;
 	char			verify[320];
+	char			*command;	/* shell-quoted, or NULL */
 };
+
+/*
+ * A value from outside (a label, a path, a field) and a newline, in the
+ * text: as written, but for control characters, which would break the
+ * line or drive the terminal that shows it, written \t or \xNN.  The
+ * JSON form holds the exact bytes.
+ */
+static void put_value(FILE *f, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; p && *p; p++) {
+		if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('\n', f);
+}
 
 /*
  * @s from column @col to 78, folded at blanks, continued at column @col;
@@ -667,6 +902,13 @@ static void put_wrapped(FILE *f, int col, const char *s)
 	fprintf(f, "%s\n", s);
 }
 
+/* A certificate line: "not recorded" when @value is NULL. */
+static void put_field(FILE *f, const char *label, const char *value)
+{
+	fprintf(f, "    %-34s ", label);
+	put_value(f, value ? value : "not recorded");
+}
+
 static void write_text(FILE *f, const struct facts *x)
 {
 	const struct dev_id *d = &x->dev;
@@ -676,8 +918,8 @@ static void write_text(FILE *f, const struct facts *x)
 	int k, q;
 
 	fprintf(f, "%s\n\n", x->out.summary);
-	fprintf(f, "e2secrm sanitisation record (the fields of NIST SP "
-		"800-88 Rev. 1, Appendix G)\n\n");
+	fprintf(f, "e2secrm sanitization record (NIST SP 800-88 Rev. 2; "
+		"techniques: IEEE 2883)\n\n");
 	fprintf(f, "%-26s %s\n", "Outcome:", x->out.code);
 	fprintf(f, "%-26s %d\n", "Exit status:", x->status);
 	fprintf(f, "%-26s %s\n", "Error:", x->why ? x->why : "none");
@@ -685,25 +927,33 @@ static void write_text(FILE *f, const struct facts *x)
 		x->out.wrote ? "yes" : "no");
 
 	fprintf(f, "\nDevice\n");
-	fprintf(f, "  %-24s %s\n", "Path:", x->o->device);
-	fprintf(f, "  %-24s %s\n", "Resolved path:", or_unknown(d->real));
+	fprintf(f, "  %-24s ", "Path:");
+	put_value(f, x->o->device);
+	fprintf(f, "  %-24s ", "Resolved path:");
+	put_value(f, or_unknown(d->real));
 	fprintf(f, "  %-24s %s\n", "Type:", dev_type_name(d->type));
 	if (d->type == DEV_BLOCK) {
 		fprintf(f, "  %-24s %s\n", "Kernel name:",
 			or_unknown(d->name));
 		fprintf(f, "  %-24s %s\n", "Disk:", or_unknown(d->disk));
 	}
-	fprintf(f, "  %-24s %s\n", "Manufacturer:", or_unknown(d->vendor));
-	fprintf(f, "  %-24s %s\n", "Model:", or_unknown(d->model));
-	fprintf(f, "  %-24s %s\n", "Serial number:", or_unknown(d->serial));
-	fprintf(f, "  %-24s %s\n", "WWN:", or_unknown(d->wwn));
+	fprintf(f, "  %-24s ", "Manufacturer:");
+	put_value(f, or_unknown(d->vendor));
+	fprintf(f, "  %-24s ", "Model:");
+	put_value(f, or_unknown(d->model));
+	fprintf(f, "  %-24s ", "Serial number:");
+	put_value(f, or_unknown(d->serial));
+	fprintf(f, "  %-24s ", "WWN:");
+	put_value(f, or_unknown(d->wwn));
 	fprintf(f, "  %-24s %s\n", "Media type:", or_unknown(d->media));
 	if (d->have_size)
 		fprintf(f, "  %-24s %" PRIu64 " bytes\n", "Size:", d->size);
 	else
 		fprintf(f, "  %-24s unknown\n", "Size:");
-	if (d->backing[0])
-		fprintf(f, "  %-24s %s\n", "Backing file:", d->backing);
+	if (d->backing[0]) {
+		fprintf(f, "  %-24s ", "Backing file:");
+		put_value(f, d->backing);
+	}
 	if (d->type == DEV_FILE)
 		fprintf(f, "  %-24s %s (computed after the run)\n",
 			"Image sha256:", d->sha256[0] ? d->sha256 :
@@ -712,8 +962,8 @@ static void write_text(FILE *f, const struct facts *x)
 	fprintf(f, "\nFilesystem\n");
 	if (x->fs && x->fs->opened) {
 		fprintf(f, "  %-24s %s\n", "UUID:", x->fs->uuid);
-		fprintf(f, "  %-24s %s\n", "Label:",
-			x->fs->label[0] ? x->fs->label : "(none)");
+		fprintf(f, "  %-24s ", "Label:");
+		put_value(f, x->fs->label[0] ? x->fs->label : "(none)");
 		fprintf(f, "  %-24s %u\n", "Block size:", x->fs->blocksize);
 		fprintf(f, "  %-24s %" PRIu64 "\n", "Blocks:", x->fs->blocks);
 	} else {
@@ -725,17 +975,31 @@ static void write_text(FILE *f, const struct facts *x)
 		E2SR_DATE);
 	fprintf(f, "  %-24s %s (%s)\n", "libext2fs:", x->lib_ver,
 		x->lib_date);
-	fprintf(f, "  %-24s %s (from %s)\n", "Operator:", x->person,
-		x->person_from);
-	fprintf(f, "  %-24s %s\n", "Host:", x->uts.nodename);
+	fprintf(f, "  %-24s ", "Operator:");
+	fprintf(f, "%s (from %s)\n", x->person, x->person_from);
+	fprintf(f, "  %-24s ", "Host:");
+	put_value(f, x->uts.nodename);
+	/* One line, unfolded, so that it can be copied back to a shell. */
+	fprintf(f, "  %-24s %s\n", "Command line:",
+		x->command ? x->command : "unknown");
 	fprintf(f, "  %-24s %s\n", "Start (UTC):", x->start);
 	fprintf(f, "  %-24s %s\n", "End (UTC):", x->end);
 	fprintf(f, "  %-24s %s%s\n", "Mode:", x->o->dry_run ? "dry run (-n): " :
 		"", x->mode);
 	fprintf(f, "  %-24s %s\n", "Method:", json_method_name(x->o->method));
-	fprintf(f, "  %-24s %s\n", "SP 800-88 category:", x->nist);
+
+	fprintf(f, "\nSanitization\n");
+	fprintf(f, "  %-24s ", "Guideline:");
+	put_wrapped(f, 27, GUIDELINE);
+	fprintf(f, "  %-24s ", "Techniques:");
+	put_wrapped(f, 27, TECHNIQUES);
+	fprintf(f, "  %-24s %s\n", "Category:", x->cat.description);
+	fprintf(f, "  %-24s ", "Scope:");
+	put_wrapped(f, 27, x->cat.scope ? x->cat.scope : "none");
 	fprintf(f, "  %-24s ", "");
-	put_wrapped(f, 27, x->nist_statement);
+	put_wrapped(f, 27, x->cat.statement);
+	fprintf(f, "  %-24s ", "What this run is not:");
+	put_wrapped(f, 27, limits);
 
 	if (!ctx) {
 		fprintf(f, "\nNothing was scanned: the run was refused before "
@@ -817,25 +1081,44 @@ certificate:
 	fprintf(f, "\n%-26s ", "Verification:");
 	put_wrapped(f, 27, x->verify);
 
-	fprintf(f, "\nCertificate of sanitization (SP 800-88 Rev. 1, "
-		"Appendix G)\n");
-	fprintf(f, "  %-30s %s\n", "Manufacturer:", or_unknown(d->vendor));
-	fprintf(f, "  %-30s %s\n", "Model:", or_unknown(d->model));
-	fprintf(f, "  %-30s %s\n", "Serial number:", or_unknown(d->serial));
-	fprintf(f, "  %-30s %s\n", "Media type:", or_unknown(d->media));
-	fprintf(f, "  %-30s %s\n", "Sanitization description:", x->nist);
-	fprintf(f, "  %-30s %s\n", "Method used:", x->out.wrote ?
-		method_used(x->o->method) : "none (nothing was written)");
-	fprintf(f, "  %-30s %s\n", "Method details:", x->mode);
-	fprintf(f, "  %-30s e2secrm %s\n", "Tool used:", E2SR_VERSION);
-	fprintf(f, "  %-30s ", "Verification method:");
-	put_wrapped(f, 33, x->verify);
-	fprintf(f, "  %-30s not recorded\n", "Post-sanitization destination:");
-	fprintf(f, "  %-30s %s\n", "Name:", x->person);
-	fprintf(f, "  %-30s not recorded\n", "Title:");
-	fprintf(f, "  %-30s %s\n", "Date:", x->end);
-	fprintf(f, "  %-30s %s\n", "Location:", x->uts.nodename);
-	fprintf(f, "  %-30s not recorded\n", "Signature:");
+	/*
+	 * The sample certificate's fields (Rev. 1, Appendix G): the record
+	 * names only the revision in force, whose words the values use.
+	 */
+	fprintf(f, "\nCertificate of sanitization (the fields of the SP "
+		"800-88 sample certificate)\n");
+	fprintf(f, "  Person performing sanitization\n");
+	put_field(f, "Name:", fields[FIELD_NAME] ? fields[FIELD_NAME] :
+		  x->person);
+	put_field(f, "Title:", fields[FIELD_TITLE]);
+	put_field(f, "Organization:", fields[FIELD_ORGANIZATION]);
+	put_field(f, "Location:", fields[FIELD_LOCATION]);
+	put_field(f, "Phone or other contact:", fields[FIELD_CONTACT]);
+	fprintf(f, "  Media information\n");
+	put_field(f, "Manufacturer:", or_unknown(d->vendor));
+	put_field(f, "Model:", or_unknown(d->model));
+	put_field(f, "Serial number:", or_unknown(d->serial));
+	put_field(f, "Media type:", or_unknown(d->media));
+	put_field(f, "Media source:", fields[FIELD_MEDIA_SOURCE]);
+	put_field(f, "Pre-sanitization confidentiality:",
+		  fields[FIELD_CONF_BEFORE]);
+	fprintf(f, "  Sanitization details\n");
+	put_field(f, "Sanitization description:", x->cat.description);
+	put_field(f, "Method used:", x->out.wrote ?
+		  method_used(x->o->method) : "none (nothing was written)");
+	put_field(f, "Method details:", x->mode);
+	fprintf(f, "    %-34s e2secrm %s\n", "Tool used:", E2SR_VERSION);
+	fprintf(f, "    %-34s ", "Verification method:");
+	put_wrapped(f, 39, x->verify);
+	put_field(f, "Post-sanitization confidentiality:",
+		  fields[FIELD_CONF_AFTER]);
+	put_field(f, "Post-sanitization destination:",
+		  fields[FIELD_DESTINATION]);
+	fprintf(f, "  Signed\n");
+	put_field(f, "Date:", x->end);
+	put_field(f, "Host:", x->uts.nodename);
+	fprintf(f, "    %-34s ________________________________\n",
+		"Signature:");
 }
 
 static void write_json(FILE *f, const struct facts *x)
@@ -908,18 +1191,35 @@ static void write_json(FILE *f, const struct facts *x)
 	json_string(f, x->person_from);
 	fprintf(f, "},\n  \"host\": ");
 	json_string(f, x->uts.nodename);
+	fprintf(f, ",\n  \"command_line\": [");
+	for (i = 0; rec.argv && i < (size_t)rec.argc; i++) {
+		fputs(i ? ", " : "", f);
+		json_string(f, rec.argv[i]);
+	}
+	fprintf(f, "],\n  \"command\": ");
+	jstr(f, x->command);
 	fprintf(f, ",\n  \"start\": \"%s\",\n  \"end\": \"%s\",\n",
 		x->start, x->end);
 	fprintf(f, "  \"mode\": ");
 	json_string(f, x->mode);
 	fprintf(f, ",\n  \"method\": \"%s\",\n",
 		json_method_name(x->o->method));
-	fprintf(f, "  \"nist_sp800_88\": {\"category\": ");
-	json_string(f, x->nist);
+	fprintf(f, "  \"nist_sp800_88\": {\"guideline\": ");
+	json_string(f, GUIDELINE);
+	fprintf(f, ", \"revision\": \"Rev. 2\", \"techniques\": ");
+	json_string(f, TECHNIQUES);
+	fprintf(f, ", \"category\": ");
+	json_string(f, x->cat.name);
+	fprintf(f, ", \"description\": ");
+	json_string(f, x->cat.description);
+	fprintf(f, ", \"scope\": ");
+	jstr(f, x->cat.scope);
 	fprintf(f, ", \"method_used\": ");
 	json_string(f, x->out.wrote ? method_used(x->o->method) : "none");
 	fprintf(f, ", \"statement\": ");
-	json_string(f, x->nist_statement);
+	json_string(f, x->cat.statement);
+	fprintf(f, ", \"limits\": ");
+	json_string(f, limits);
 	fprintf(f, "},\n");
 	if (ctx) {
 		count_inodes(ctx, &ri);
@@ -978,7 +1278,7 @@ static void write_json(FILE *f, const struct facts *x)
 	fprintf(f, ", \"media_type\": ");
 	jstr(f, d->media);
 	fprintf(f, ", \"sanitization_description\": ");
-	json_string(f, x->nist);
+	json_string(f, x->cat.description);
 	fprintf(f, ", \"method_used\": ");
 	json_string(f, x->out.wrote ? method_used(x->o->method) : "none");
 	fprintf(f, ", \"method_details\": ");
@@ -987,11 +1287,16 @@ static void write_json(FILE *f, const struct facts *x)
 	json_string(f, "e2secrm " E2SR_VERSION);
 	fprintf(f, ", \"verification_method\": ");
 	json_string(f, x->verify);
-	fprintf(f, ", \"post_sanitization_destination\": \"not recorded\", "
-		"\"name\": ");
-	json_string(f, x->person);
-	fprintf(f, ", \"title\": \"not recorded\", \"date\": \"%s\", "
-		"\"location\": ", x->end);
+	/* The fields a person fills, in the order of the table. */
+	for (i = 0; i < FIELD_COUNT; i++) {
+		fprintf(f, ", \"%s\": ", field_names[i].json);
+		if (i == FIELD_NAME && !fields[i])
+			json_string(f, x->person);
+		else
+			json_string(f, fields[i] ? fields[i] :
+				    "not recorded");
+	}
+	fprintf(f, ", \"date\": \"%s\", \"host\": ", x->end);
 	json_string(f, x->uts.nodename);
 	fprintf(f, ", \"signature\": \"not recorded\"},\n  \"error\": ");
 	jstr(f, x->why);
@@ -1088,16 +1393,19 @@ int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	iso_time(rec.start, x.start, sizeof(x.start));
 	iso_time(time(NULL), x.end, sizeof(x.end));
 	mode_options(o, x.mode, sizeof(x.mode));
-	x.nist = nist_category(o, status, &x.out, &x.nist_statement);
-	verification(ctx, &x.out, x.verify, sizeof(x.verify));
+	sanitization_category(o, status, &x.out, &x.cat);
+	verification_text(ctx, &x.out, x.verify, sizeof(x.verify));
+	x.command = command_line();
 
 	for (i = 0; i < REC_FILES; i++) {
 		if (finish_file(i, &x)) {
 			com_err(program_name, errno, "while writing the "
 				"record %s", rec.path[i]);
+			ext2fs_free_mem(&x.command);
 			return -1;
 		}
 	}
+	ext2fs_free_mem(&x.command);
 	/* The JSON form first: the text is what people look for. */
 	if (put_in_place(REC_JSON) || put_in_place(REC_TEXT))
 		return -1;

@@ -145,3 +145,72 @@ if why=$(can_loop_mount); then
 else
 	skip "json agree kernel image" "$why"
 fi
+
+# Text as written: a label, and a device path (a symbolic link to the
+# image), in UTF-8, in Latin-1 and with control characters, come back
+# exactly from --json and from --record's JSON, as jq and Python read
+# them.  UTF-8 is in the file as it is, not escaped byte by byte; a byte
+# that is not UTF-8 is \udcXY, which Python's surrogateescape turns back
+# into the byte (the decoding e2secrm(8) documents).
+# bytes_back WANT-LABEL WANT-PATH FILE...: Python's reading of each file
+# gives back both, byte for byte.
+bytes_back() {
+	python3 - "$@" <<'PY'
+import json, os, sys
+label, path = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
+for name in sys.argv[3:]:
+    with open(name, encoding="utf-8") as f:
+        d = json.load(f)
+    dev = d["device"] if "program" in d else d["device"]["path"]
+    got = [s.encode("utf-8", "surrogateescape")
+           for s in (d["filesystem"]["label"], dev)]
+    if got != [label, path]:
+        sys.exit("%s: %r, not %r" % (name, got, [label, path]))
+PY
+}
+if ! command -v python3 >/dev/null; then
+	skip "json text as written" "python3 missing"
+else
+	for kind in utf-8 cjk latin-1 control; do
+		case $kind in
+		utf-8)	label=$(printf 'donn\303\251es')
+			raw=$label ;;
+		cjk)	label=$(printf '\346\227\245\346\234\254')
+			raw=$label ;;
+		latin-1) label=$(printf 'donn\351es')
+			raw='donn\udce9es' ;;
+		control) label=$(printf 'a\tb\001c')
+			raw='a\tb\u0001c' ;;
+		esac
+		L=$T/label.img
+		mkimg "$L" 8M -t ext4
+		tune2fs -L "$label" "$L" >/dev/null 2>&1
+		link="$T/by-label-$label.img"
+		ln -sf "$L" "$link"
+		rm -f "$T/l.json" "$T/l.rec" "$T/l.rec.json"
+		run_e2secrm -n --no-state --json "$T/l.json" \
+			--record "$T/l.rec" "$link"
+		why=
+		for f in "$T/l.json" "$T/l.rec.json"; do
+			jq -e . "$f" >/dev/null 2>&1 ||
+				why="$why; $f does not parse (jq)"
+			# The bytes in the file, as the JSON writer put them.
+			grep -qF "\"$raw\"" "$f" ||
+				why="$why; $f has no \"$raw\""
+			[ "$kind" = latin-1 ] && continue
+			[ "$(jq -r .filesystem.label "$f")" = "$label" ] ||
+				why="$why; jq: label $(jq .filesystem.label "$f")"
+		done
+		[ "$(jq -r .device "$T/l.json")" = "$link" ] &&
+		[ "$(jq -r .device.path "$T/l.rec.json")" = "$link" ] ||
+			[ "$kind" = latin-1 ] ||
+			why="$why; jq: path $(jq .device "$T/l.json")"
+		e=$(bytes_back "$label" "$link" "$T/l.json" "$T/l.rec.json" 2>&1) ||
+			why="$why; python3: $e"
+		if [ "$rc" = 0 ] && [ -z "$why" ]; then
+			pass "json text as written ($kind): label and path come back exactly (jq, python3)"
+		else
+			fail "json text as written ($kind)" "rc=$rc$why"
+		fi
+	done
+fi

@@ -7,10 +7,14 @@
 # image's sha256 unchanged; a symbolic link as the record is refused
 # (exit 8) before the device is touched; a refused run still leaves a
 # record saying so; the sha256 of an image file is that of the image
-# after the run; only a finished --sanitize run is called Clear.
+# after the run; a finished overwrite is Clear of its stated scope and
+# no more, never Purge; the record names SP 800-88 Rev. 2, not Rev. 1;
+# --record-field values (UTF-8 too) are in both files, an unknown key is
+# a usage error (exit 16) that writes nothing; the command line is in
+# both files.
 . "$(dirname "$0")/../lib.sh"
 
-NAMES="record: dry run|record: symlink refused|record: symlink refused (FILE.json)|record: -y matches --json|record: device facts|record: text form|record: image sha256|record: SP 800-88 category|record: not the device|record: refused run|record: a partition's disk|record: no temporary file left"
+NAMES="record: dry run|record: symlink refused|record: symlink refused (FILE.json)|record: -y matches --json|record: device facts|record: text form|record: image sha256|record: SP 800-88 category|record: not the device|record: refused run|record: a partition's disk|record: no temporary file left|record: SP 800-88 Rev. 2|record: --record-field|record: --record-field refused|record: command line"
 
 why=$(can_loop_mount)
 if [ $? != 0 ] || ! command -v losetup >/dev/null || ! command -v jq >/dev/null; then
@@ -63,7 +67,9 @@ if [ "$rc" = 4 ] && [ "$first" = "DRY RUN: nothing was written" ] &&
    [ "$before" = "$after" ] &&
    jq -e '(.summary | startswith("DRY RUN: nothing was written")) and
 	  .dry_run == true and .writes_began == false and
-	  .nist_sp800_88.category == "none" and .exit_status == 4 and
+	  .nist_sp800_88.category == "none" and
+	  .certificate.sanitization_description ==
+	      "none (nothing was written)" and .exit_status == 4 and
 	  .found.data_blocks > 0 and .wiped.data_blocks == 0' \
 	  "$T/dry.json" >/dev/null 2>&1; then
 	pass "record: dry run says so on its first line, image sha256 unchanged"
@@ -155,7 +161,8 @@ if [ "$(tv 'Exit status' "$W")" = "$(jq .exit_status "$R")" ] &&
    [ "$(row 'stale journal copies' "$W")" = \
      "$(jq -r '"\(.found.journal_blocks) \(.wiped.journal_blocks)"' "$R")" ] &&
    [ "$(head -n 1 "$W")" = "$(jq -r .summary "$R")" ] &&
-   grep -q '^  Post-sanitization destination: *not recorded$' "$W" &&
+   grep -q '^    Post-sanitization destination: *not recorded$' "$W" &&
+   grep -q '^    Title: *not recorded$' "$W" &&
    [ "$(tv 'Start (UTC)' "$W")" = "$(jq -r .start "$R")" ]; then
 	pass "record: the text form has the JSON form's facts"
 else
@@ -178,20 +185,45 @@ else
 	fail "record: image sha256" "rc=$rc record=$rsha before=$before after=$after"
 fi
 
-# Only a finished --sanitize run that overwrote is Clear, and then of the
-# filesystem's unused space only; a targeted run is no sanitization.
-if jq -e '.nist_sp800_88.category == "Clear (filesystem unused space only)"
-	  and .certificate.sanitization_description ==
-	      .nist_sp800_88.category and
+# A finished overwrite is Clear, of the scope the options chose and no
+# more: --sanitize of the file system's unused space, a targeted run of
+# the residues it found.  The certificate's description is the
+# category's, and every record says it is never Purge, nor the device.
+if jq -e '.nist_sp800_88.category == "Clear" and
+	  .nist_sp800_88.description ==
+	      "Clear (logical, file-system level; see scope)" and
+	  .certificate.sanitization_description ==
+	      .nist_sp800_88.description and
+	  (.nist_sp800_88.scope | startswith("the file system'"'"'s unused space")) and
+	  (.certificate.verification_method | startswith("Full: sanitization verification")) and
 	  .verify.blocks_read_back > 0 and .verify.mismatches == 0 and
-	  (.nist_sp800_88.statement | test("never Purge or Destroy"))' \
+	  (.nist_sp800_88.limits | test("never Purge") and
+	   test("never sanitization of the whole device"))' \
 	  "$T/file.json" >/dev/null 2>&1 &&
-   jq -e '.nist_sp800_88.category == "none" and
+   jq -e '.nist_sp800_88.category == "Clear" and
+	  (.nist_sp800_88.scope | startswith("the residues of secure-deletion")) and
+	  .certificate.sanitization_description ==
+	      .nist_sp800_88.description and
 	  .certificate.method_used == "Overwrite: one pass of zeros"' \
-	  "$R" >/dev/null 2>&1; then
-	pass "record: SP 800-88: --sanitize is Clear of unused space only, a targeted wipe is none"
+	  "$R" >/dev/null 2>&1 &&
+   grep -q '^    Sanitization description: *Clear (logical, file-system level; see scope)$' "$W" &&
+   grep -q '^    Method used: *Overwrite: one pass of zeros$' "$W"; then
+	pass "record: SP 800-88: an overwrite is Clear of its scope only (--sanitize: unused space; targeted: residues), never Purge"
 else
 	fail "record: SP 800-88 category" "$(jq -c .nist_sp800_88 "$T/file.json" "$R" 2>&1)"
+fi
+
+# Rev. 1 was withdrawn in September 2025: the record names Rev. 2 and
+# IEEE 2883, in both files, and Rev. 1 in neither.
+if grep -q 'SP 800-88 Rev. 2' "$W" && grep -q 'IEEE 2883' "$W" &&
+   ! grep -q 'Rev\. 1' "$W" "$R" &&
+   jq -e '.nist_sp800_88.revision == "Rev. 2" and
+	  (.nist_sp800_88.guideline | test("SP 800-88 Rev. 2")) and
+	  (.nist_sp800_88.techniques | test("IEEE 2883"))' "$R" >/dev/null 2>&1
+then
+	pass "record: names NIST SP 800-88 Rev. 2 and IEEE 2883, not Rev. 1"
+else
+	fail "record: SP 800-88 Rev. 2" "$(grep -n 'Rev\.\|IEEE' "$W" "$R")"
 fi
 
 # The record may be neither the device (an image would be replaced by its
@@ -251,6 +283,77 @@ else
 		fail "record: a partition's disk" "rc=$rc size=$psize $(jq -c .device "$T/prec.json" 2>&1)"
 	fi
 	rm -f "$T/part1"
+fi
+
+# --record-field: what a person fills, in both files, UTF-8 as written;
+# the last one given wins; a field not given is "not recorded", but the
+# name, which is the operator's.
+G=$T/fields.img
+mkimg "$G" 8M -t ext4
+name=$(printf 'Ren\303\251e \303\226berg')		# Renée Öberg
+org=$(printf 'Soci\303\251t\303\251 \346\227\245\346\234\254')	# Société 日本
+run_e2secrm -n --no-state --record "$T/fld" \
+	--record-field "name=$name" --record-field title=Archivist \
+	--record-field "organization=$org" --record-field "location=Lyon" \
+	--record-field contact=x --record-field "contact=+33 1 23 45 67 89" \
+	--record-field "media-source=asset 4711" \
+	--record-field destination=recycling \
+	--record-field confidentiality-before=restricted \
+	--record-field confidentiality-after=public "$G"
+FJ=$T/fld.json
+if [ "$rc" = 0 ] && jq -e . "$FJ" >/dev/null 2>&1 &&
+   [ "$(jq -r .certificate.name "$FJ")" = "$name" ] &&
+   [ "$(jq -r .certificate.organization "$FJ")" = "$org" ] &&
+   [ "$(tv Name "$T/fld")" = "$name" ] &&
+   [ "$(tv Organization "$T/fld")" = "$org" ] &&
+   grep -qF "$org" "$FJ" &&
+   [ "$(jq -r '.certificate | [.title, .location, .contact, .media_source,
+	.post_sanitization_destination, .confidentiality_before,
+	.confidentiality_after] | join("|")' "$FJ")" = \
+     "Archivist|Lyon|+33 1 23 45 67 89|asset 4711|recycling|restricted|public" ] &&
+   [ "$(tv Title "$T/fld")|$(tv Location "$T/fld")|$(tv 'Phone or other contact' "$T/fld")|$(tv 'Media source' "$T/fld")|$(tv 'Post-sanitization destination' "$T/fld")|$(tv 'Pre-sanitization confidentiality' "$T/fld")|$(tv 'Post-sanitization confidentiality' "$T/fld")" = \
+     "Archivist|Lyon|+33 1 23 45 67 89|asset 4711|recycling|restricted|public" ] &&
+   [ "$(jq -r .certificate.name "$R")" = "$(jq -r .operator.name "$R")" ] &&
+   [ "$(jq -r .certificate.location "$R")" = "not recorded" ] &&
+   [ "$(tv Location "$W")" = "not recorded" ]; then
+	pass "record: --record-field values (UTF-8 too) are in both files; not given, not recorded"
+else
+	fail "record: --record-field" "rc=$rc err=$err $(jq -c .certificate "$FJ" 2>&1)"
+fi
+
+# An unknown key, or no =, is a usage error: exit 16 naming it, nothing
+# written, not even the record.
+before=$(sha "$F")
+run_e2secrm -y --record "$T/bad" --record-field "colour=blue" "$F"
+rc1=$rc err1=$err
+run_e2secrm -y --record "$T/bad" --record-field "name" "$F"
+if [ "$rc1" = 16 ] && [ "$rc" = 16 ] && [ "$(sha "$F")" = "$before" ] &&
+   echo "$err1" | grep -q 'unknown key "colour"' &&
+   echo "$err" | grep -q -- '--record-field name: KEY=VALUE expected' &&
+   [ ! -e "$T/bad" ] && [ ! -e "$T/bad.json" ]; then
+	pass "record: an unknown --record-field key or no = exits 16, image byte-identical, no record"
+else
+	fail "record: --record-field refused" "rc=$rc1/$rc err=$err1 / $err"
+fi
+
+# The command line: an array of strings in JSON, quoted for a shell in
+# the text, so that the shell reads back the same words.
+run_e2secrm -n --no-state --record "$T/cmd" --record-field \
+	"title=it's \$HOME" --record-field "organization=$org" "$G"
+words=$(jq -r '.command_line[]' "$T/cmd.json" 2>/dev/null)
+line=$(tv 'Command line' "$T/cmd")
+back=$(eval "set -- $line"; for w in "$@"; do printf '%s\n' "$w"; done)
+if [ "$rc" = 0 ] &&
+   [ "$(jq -c '.command_line[1:]' "$T/cmd.json")" = \
+     "$(jq -nc --arg o "$org" '["-n", "--no-state", "--record", $ARGS.positional[0],
+	"--record-field", "title=it'"'"'s $HOME", "--record-field",
+	"organization=\($o)", $ARGS.positional[1]]' \
+	--args "$T/cmd" "$G")" ] &&
+   [ "$(jq -r '.command_line[0]' "$T/cmd.json")" = "$E2SECRM" ] &&
+   [ -n "$line" ] && [ "$back" = "$words" ]; then
+	pass "record: the command line is in both files (JSON array; text a shell reads back)"
+else
+	fail "record: command line" "rc=$rc line=$line json=$(jq -c .command_line "$T/cmd.json" 2>&1)"
 fi
 
 # Nothing but the records is left in their directory: the temporary
