@@ -415,6 +415,35 @@ static void json_left(unsigned int left)
 				keys[i].key);
 }
 
+/*
+ * --audit: by kind (the kinds table's keys), places read, those not
+ * wiped and the first of them; blocks of random bytes not judged.
+ */
+static void json_audit(FILE *f, const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_stats *st = &ctx->stats;
+	blk64_t i;
+	int k, n = 0;
+
+	fprintf(f, "  \"audit\": {\"not_wiped\": %" PRIu64 ", "
+		"\"random_not_judged\": %s, \"kinds\": {",
+		(uint64_t)e2sr_audit_unwiped(ctx),
+		st->audit_random ? "true" : "false");
+	for (k = 0; k < E2SR_KIND_COUNT; k++) {
+		if (!st->checked[k] || !e2sr_kinds[k]->count[0].key)
+			continue;
+		fprintf(f, "%s\"%s\": {\"read\": %" PRIu64 ", \"not_wiped\": %"
+			PRIu64 ", \"first\": [", n++ ? ", " : "",
+			e2sr_kinds[k]->count[0].key, (uint64_t)st->checked[k],
+			(uint64_t)st->unwiped[k]);
+		for (i = 0; i < st->unwiped[k] && i < E2SR_SHOW_FIRST; i++)
+			fprintf(f, "%s%" PRIu64, i ? ", " : "",
+				(uint64_t)st->first_unwiped[k][i]);
+		fputs("]}", f);
+	}
+	fputs("}},\n", f);
+}
+
 void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 		errcode_t err)
 {
@@ -478,6 +507,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	fputs(",\n  ", json_out);
 	json_verify(json_out, ctx);
 	fputs(",\n", json_out);
+	if (o->audit)
+		json_audit(json_out, ctx);
 	fprintf(json_out, "  \"skipped_zero_blocks\": %" PRIu64 ",\n",
 		(uint64_t)st->zero_skipped);
 	fprintf(json_out, "  \"writes_retried\": %lu,\n",

@@ -719,9 +719,25 @@ static const char *method_used(enum e2sr_method m)
  * validation), is a second source to be said here, not elsewhere.
  */
 static void verification_text(const struct e2sr_ctx *ctx,
+			      const struct cmd_opts *o,
 			      const struct outcome *out, char *buf,
 			      size_t len)
 {
+	blk64_t read = 0;
+	int k;
+
+	if (ctx && o->audit) {
+		for (k = 0; k < E2SR_KIND_COUNT; k++)
+			read += ctx->stats.checked[k];
+		snprintf(buf, len, "Full: sanitization verification by an "
+			 "independent read (--audit, nothing written): every "
+			 "place in the scope read with the caches off: %"
+			 PRIu64 " read, %" PRIu64 " not wiped%s", (uint64_t)read,
+			 (uint64_t)e2sr_audit_unwiped(ctx),
+			 ctx->stats.audit_random ? "; blocks overwritten with "
+			 "random bytes were not judged" : "");
+		return;
+	}
 	if (!out->wrote)
 		snprintf(buf, len, "none (nothing was written)");
 	else if (!ctx || !ctx->opts.verify)
@@ -1394,7 +1410,7 @@ int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	iso_time(time(NULL), x.end, sizeof(x.end));
 	mode_options(o, x.mode, sizeof(x.mode));
 	sanitization_category(o, status, &x.out, &x.cat);
-	verification_text(ctx, &x.out, x.verify, sizeof(x.verify));
+	verification_text(ctx, o, &x.out, x.verify, sizeof(x.verify));
 	x.command = command_line();
 
 	for (i = 0; i < REC_FILES; i++) {

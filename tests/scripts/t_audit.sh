@@ -29,7 +29,17 @@ audit() {
 	fi
 }
 
-audit "a deleted +s file" 4
+audit "a deleted +s file" 4 --json "$T/a.json" --record "$T/a.rec"
+if [ "$(jq '.audit.kinds.inode_records.first[0]' "$T/a.json")" = 12 ] &&
+   [ "$(jq '.audit.not_wiped > 0' "$T/a.json")" = true ] &&
+   grep -q 'independent read (--audit, nothing written)' "$T/a.rec" &&
+   [ "$(jq -r '.verification_method' "$T/a.rec.json" |
+	grep -c 'not wiped')" = 1 ]; then
+	pass "audit: the JSON report and the record say what was read"
+else
+	fail "audit: the JSON report and the record" \
+		"$(jq -c .audit "$T/a.json") $(grep -A2 Verification "$T/a.rec")"
+fi
 echo "$out" | grep -q 'freed data .* not wiped (blocks [0-9]' &&
    echo "$out" | grep -q 'deleted inode records .*1 not wiped (inodes 12)' &&
    echo "$out" | tail -1 | grep -q 'places not wiped$' &&
