@@ -266,6 +266,8 @@ __attribute__((constructor)) static void fault_init(void)
 
 	dev_path = getenv("E2SECRM_FAULT_DEV");
 	count_path = getenv("E2SECRM_FAULT_COUNT");
+	if (count_path && !*count_path)
+		count_path = NULL;
 	if (spec && *spec)
 		parse_fault(spec);
 	if (count_path)
