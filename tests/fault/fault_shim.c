@@ -21,6 +21,9 @@
  *   cut:K         the K-th write never happens: _exit(99), a power cut
  *   eio-once:K    the K-th write fails with EIO, later ones succeed
  *   eio-from:K    every write from the K-th on fails with EIO
+ *   eio-twice:K   the K-th and the (K+1)-th writes fail with EIO, later
+ *                 ones succeed: a write and unix_io's retry of it both
+ *                 fail (a transient error that outlasts the retry)
  *   short:K       the K-th write writes half its bytes (rounded down to
  *                 512) and returns that count (fallocate and ioctls,
  *                 which have no count, are done whole)
@@ -65,6 +68,7 @@ enum fault_kind {
 	FAULT_CUT,
 	FAULT_EIO_ONCE,
 	FAULT_EIO_FROM,
+	FAULT_EIO_TWICE,
 	FAULT_SHORT,
 	FAULT_RIO_ONCE,
 	FAULT_RIO_FROM,
@@ -229,6 +233,7 @@ static void parse_fault(const char *spec)
 		{ "cut:", FAULT_CUT },
 		{ "eio-once:", FAULT_EIO_ONCE },
 		{ "eio-from:", FAULT_EIO_FROM },
+		{ "eio-twice:", FAULT_EIO_TWICE },
 		{ "short:", FAULT_SHORT },
 		{ "rio-once:", FAULT_RIO_ONCE },
 		{ "rio-from:", FAULT_RIO_FROM },
@@ -292,6 +297,10 @@ static int one_write(void)
 		break;
 	case FAULT_EIO_ONCE:
 		if (n == fault_at)
+			return 1;
+		break;
+	case FAULT_EIO_TWICE:
+		if (n == fault_at || n == fault_at + 1)
 			return 1;
 		break;
 	case FAULT_EIO_FROM:

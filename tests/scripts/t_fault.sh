@@ -12,6 +12,12 @@
 #                clean; the re-run ends in U
 #   eio-once:K   exit 1 (unix_io retries a failed pwrite64 with write);
 #                the image is U
+#   eio-twice:K  the K-th write and the next (unix_io's retry of it) fail:
+#                exit 8, e2fsck clean, the re-run ends in U; or exit 1
+#                and the image is U (the block written again later).
+#                Exit 1 with any other image is a write lost unsaid
+#                (unix_io's reuse_cache() drops a dirty block whose
+#                write fails)
 #   short:K      exit 1 (unix_io retries a short pwrite64 whole with
 #                write) or 8; e2fsck clean; the re-run ends in U
 #   rio-from:K   exit 8, stderr names the device; before the first write
@@ -27,8 +33,9 @@
 # a +s directory), the same with a transaction debugfs left to recover,
 # both as image files and the first through a loop device (the shim
 # matches the device by st_rdev; the run writes through the block
-# device's page cache, which the image is read back through), and fast
-# commits after a kernel crash (xfs_io shutdown).
+# device's page cache, which the image is read back through), many small
+# deleted +s files (their freed blocks go out as unix_io's cache evicts
+# them), and fast commits after a kernel crash (xfs_io shutdown).
 # K is sampled at 6 points over 1..W (1 and W always; reads at 1, the
 # last read before the first write, the first after it and a spread over
 # 1..R); FAULT_ALL=1 takes every K (minutes to hours).
@@ -36,18 +43,20 @@
 
 SAMPLE=6
 
+skip_all() {
+	for n in "kernel-made image" "kernel-made image on a loop device" \
+		 "kernel-made image, needs recovery" \
+		 "many small deleted +s files" "fast commits after a crash"; do
+		skip "fault: $n" "$1"
+	done
+	exit 0
+}
 if [ -z "$E2SECRM_FAULT_SHIM" ] || [ ! -r "$E2SECRM_FAULT_SHIM" ]; then
-	skip "fault: kernel-made image" "E2SECRM_FAULT_SHIM unset"
-	skip "fault: fast commits after a crash" "E2SECRM_FAULT_SHIM unset"
-	exit 0
+	skip_all "E2SECRM_FAULT_SHIM unset or unreadable"
 fi
-why=$(can_loop_mount)
-if [ $? != 0 ]; then
-	skip "fault: kernel-made image" "loop mount unavailable: $why"
-	skip "fault: fast commits after a crash" \
-		"loop mount unavailable: $why"
-	exit 0
-fi
+why=$(can_loop_mount) || skip_all "loop mount unavailable: $why"
+command -v losetup >/dev/null || skip_all "no losetup"
+command -v xfs_io >/dev/null || skip_all "no xfs_io"
 
 # Under AddressSanitizer its runtime must come first in the preload list.
 PRELOAD=$E2SECRM_FAULT_SHIM
@@ -139,7 +148,7 @@ rerun_ok() {
 			return 0
 		fi
 		rerun_note="rerun exit $rc but differs from uncut in blocks$(
-			blocks_differ "$T/u.img" "$T/c.img")"
+			blocks_differ "$T/u.img" "$T/c.img")$(left)"
 		return 1
 	fi
 	if [ $((rc & 4)) != 0 ] && [ $((rc & 8)) = 0 ]; then
@@ -196,8 +205,17 @@ names_device() {
 	return 1
 }
 
+# left: how many lines of $token the device holds and U holds.
+left() {
+	[ -n "$token" ] || return 0
+	echo ", $(count "$token" "$T/c.img") lines of $token left (uncut: $(
+		count "$token" "$T/u.img"))"
+}
+
+# fault_image NAME BASE [TOKEN]: every fault at the sample of K on BASE;
+# TOKEN (a grep pattern) is what only deleted +s files held.
 fault_image() {
-	name=$1 base=$2
+	name=$1 base=$2 token=${3:-}
 	fresh_state
 	put "$base"
 	faulted "" "$T/count"
@@ -273,6 +291,23 @@ fault_image() {
 
 		fresh_state
 		put "$base"
+		faulted "eio-twice:$k"
+		if [ "$rc" = 1 ]; then
+			if same "$T/u.img" "$T/c.img"; then
+				pass "fault: $name: eio-twice $at: exit 1, image as uncut (written again later)"
+			else
+				fail "fault: $name: eio-twice $at" \
+					"exit 1 but differs from uncut in blocks$(
+					blocks_differ "$T/u.img" "$T/c.img")$(left)"
+			fi
+		elif [ "$rc" = 8 ]; then
+			after_fault "fault: $name: eio-twice $at" "exit 8"
+		else
+			fail "fault: $name: eio-twice $at" "exit $rc: $err"
+		fi
+
+		fresh_state
+		put "$base"
 		faulted "short:$k"
 		if [ "$rc" = 1 ]; then
 			if same "$T/u.img" "$T/c.img"; then
@@ -280,7 +315,7 @@ fault_image() {
 			else
 				fail "fault: $name: short $at" \
 					"exit 1 but differs from uncut in blocks$(
-					blocks_differ "$T/u.img" "$T/c.img")"
+					blocks_differ "$T/u.img" "$T/c.img")$(left)"
 			fi
 		elif [ "$rc" = 8 ]; then
 			after_fault "fault: $name: short $at" "exit 8"
@@ -376,13 +411,14 @@ if kmount "$B"; then
 	truncate -s 30000 "$M/t.bin"
 	sync
 	kumount
-	fault_image "kernel-made image" "$B"
+	fault_image "kernel-made image" "$B" "FAULT-SECRET-[012]-"
 
 	# The same through a loop device.
 	cp "$B" "$T/loop.img"
 	if LOOP=$(losetup -f --show "$T/loop.img" 2>/dev/null); then
 		DEV=$LOOP
-		fault_image "kernel-made image on a loop device" "$B"
+		fault_image "kernel-made image on a loop device" "$B" \
+			"FAULT-SECRET-[012]-"
 		DEV=$T/c.img
 		losetup -d "$LOOP"
 		LOOP=
@@ -406,13 +442,48 @@ if kmount "$B"; then
 	printf 'jo\njw -b 12000 %s\njc\n' "$T/blk" | dfs "$R"
 	if dumpe2fs -h "$R" 2>/dev/null |
 	   grep -q '^Filesystem features:.*needs_recovery'; then
-		fault_image "kernel-made image, needs recovery" "$R"
+		fault_image "kernel-made image, needs recovery" "$R" \
+			"FAULT-SECRET-[012]-"
 	else
 		fail "fault: needs recovery: corpus" "needs_recovery not set"
 	fi
 	STATE_SEED=
 else
 	fail "fault: kernel-made image: corpus" "mount failed"
+fi
+
+# Many small deleted +s files in many directories: their freed blocks go
+# out through unix_io's cache of 8 blocks, written when it evicts them.
+N=$T/many.img
+mkimg "$N" 16M -t ext4 -b 1024
+if kmount "$N"; then
+	touch "$M/filler1"
+	sync
+	touch "$M/filler2"
+	sync
+	d=0
+	while [ $d -lt 16 ]; do
+		mkdir "$M/d$d"
+		for i in 0 1 2 3; do
+			canary "$M/d$d/keep$i" "FAULT-MANY-KEEP-$d-$i" 1500
+			canary "$M/d$d/s$i" "FAULT-MANY-LIVE-$d-$i" 1500
+			chattr +s "$M/d$d/s$i"
+		done
+		canary "$M/d$d/g" "FAULT-MANY-GONE-$d" 1500
+		chattr +s "$M/d$d/g"
+		d=$((d + 1))
+	done
+	sync
+	d=0
+	while [ $d -lt 16 ]; do
+		rm "$M/d$d/g"
+		d=$((d + 1))
+	done
+	sync
+	kumount
+	fault_image "many small deleted +s files" "$N" "FAULT-MANY-GONE"
+else
+	fail "fault: many small deleted +s files: corpus" "mount failed"
 fi
 
 # Fast commits after a kernel crash: the faults land in the jbd2 replay,
@@ -423,18 +494,19 @@ if kmount "$F" commit=600; then
 	mkdir "$M/d"
 	canary "$M/d/keep" "FAULT-FC-KEEP-$$" 20000
 	sync -f "$M"
-	: >"$M/d/sec"
-	chattr +s "$M/d/sec"
-	canary "$M/d/sec" "FAULT-FC-SECRET-$$" 30000
-	xfs_io -c fsync "$M/d/sec"
-	rm "$M/d/sec"
+	: >"$M/d/FAULT-FC-SECRET-name"
+	chattr +s "$M/d/FAULT-FC-SECRET-name"
+	canary "$M/d/FAULT-FC-SECRET-name" "FAULT-FC-SECRET-$$" 30000
+	xfs_io -c fsync "$M/d/FAULT-FC-SECRET-name"
+	rm "$M/d/FAULT-FC-SECRET-name"
 	canary "$M/d/after" "FAULT-FC-AFTER-$$" 5000
 	xfs_io -c fsync "$M/d/after"
 	xfs_io -x -c shutdown "$M"
 	kumount
 	if "$E2SECRM" -n "$F" 2>/dev/null | grep -q 'fast commit.*replayed'
 	then
-		fault_image "fast commits after a crash" "$F"
+		fault_image "fast commits after a crash" "$F" \
+			"FAULT-FC-SECRET"
 	else
 		fail "fault: fast commits: corpus" "no fast commit pending"
 	fi
