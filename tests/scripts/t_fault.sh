@@ -38,7 +38,8 @@
 # them), and fast commits after a kernel crash (xfs_io shutdown).
 # K is sampled at 6 points over 1..W (1 and W always; reads at 1, the
 # last read before the first write, the first after it and a spread over
-# 1..R); FAULT_ALL=1 takes every K (minutes to hours).
+# 1..R); FAULT_ALL=1 takes every K (a minute or two).  FAULT_KEEP=DIR
+# keeps each base image there (DIR/<name>.img), to reproduce a failure.
 . "$(dirname "$0")/../lib.sh"
 
 SAMPLE=6
@@ -216,6 +217,10 @@ left() {
 # TOKEN (a grep pattern) is what only deleted +s files held.
 fault_image() {
 	name=$1 base=$2 token=${3:-}
+	if [ -n "${FAULT_KEEP:-}" ]; then
+		mkdir -p "$FAULT_KEEP"
+		cp "$base" "$FAULT_KEEP/$(echo "$name" | tr -c 'a-z0-9\n' -).img"
+	fi
 	fresh_state
 	put "$base"
 	faulted "" "$T/count"
