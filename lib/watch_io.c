@@ -7,11 +7,11 @@
  * lseek() and write() (raw_write_blk()) and says nothing of the first
  * failure; the errno that failure left behind a call that returned 0 is
  * how it is seen, and counted: a disk that fails a write and takes it a
- * moment later is a disk to check.  unix_io also drops the error of a
- * dirty cached block it writes out to make room (reuse_cache()); the
- * channel's write_error hook catches every write that failed for good,
- * and the next flush returns it, so that a run never counts as written
- * what did not reach the device.  The first read or write that failed
+ * moment later is a disk to check.  unix_io's cache can lose a write it
+ * failed to put out to make room, so channels opened for writing go
+ * uncached (below); the channel's write_error hook still catches every
+ * write that failed for good, and the next flush returns it, so that a
+ * run never counts as written what did not reach the device.  The first read or write that failed
  * for good is kept with its block, for the message that names it.
  *
  * One run a process: what is watched is this file's, read back through
@@ -97,7 +97,22 @@ static errcode_t watch_open(const char *name, int flags, io_channel *channel)
 	(*channel)->manager = &watch_manager;
 	(*channel)->read_error = read_failed;
 	(*channel)->write_error = write_failed;
-	return 0;
+	/*
+	 * Writes go straight to the device.  libext2fs 1.47.0's cache loses
+	 * a write it could not put out to make room: unix_write_blk64()
+	 * returns 0 when reuse_cache() fails, without the block it was
+	 * given in the cache and without calling write_error, so a run
+	 * would count as wiped what never reached the disk (t_fault's
+	 * eio-twice).  Uncached, every failed write is an error returned.
+	 */
+	if (flags & IO_FLAG_RW) {
+		err = io_channel_set_options(*channel, "cache=off");
+		if (err) {
+			io_channel_close(*channel);
+			*channel = NULL;
+		}
+	}
+	return err;
 }
 
 static errcode_t watch_write_blk(io_channel io, unsigned long block,

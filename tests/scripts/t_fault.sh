@@ -290,8 +290,12 @@ fault_image() {
 		elif ! same "$T/u.img" "$T/c.img"; then
 			fail "fault: $name: eio-once $at" \
 				"exit 1 but the image is not the uncut one"
+		elif ! grep -q '1 write failed and succeeded when tried again' \
+			"$T/out"; then
+			fail "fault: $name: eio-once $at" \
+				"exit 1, image as uncut, but the retry not said"
 		else
-			pass "fault: $name: eio-once $at: exit 1 (retried), image as uncut"
+			pass "fault: $name: eio-once $at: exit 1, the retry said, image as uncut"
 		fi
 
 		fresh_state
