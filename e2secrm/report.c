@@ -84,6 +84,39 @@ const char *file_loss_key(const struct e2sr_file *f)
 }
 
 /*
+ * Without -v, what is said per inode is said once per kind: a count and
+ * the first few inode numbers, so that a run on a filesystem of millions
+ * of files prints a screenful, not a log (cron mails all of it).  -v and
+ * the JSON report list every one.
+ */
+#define REPORT_FIRST	5
+
+struct ino_list {
+	size_t		n;
+	ext2_ino_t	first[REPORT_FIRST];
+};
+
+static void ino_list_add(struct ino_list *l, ext2_ino_t ino)
+{
+	if (l->n < REPORT_FIRST)
+		l->first[l->n] = ino;
+	l->n++;
+}
+
+/* "(inode 12)", "(inodes 12, 13, 14, 15, 16 and 307 more)" */
+static void print_ino_list(const struct ino_list *l)
+{
+	size_t i, shown = l->n < REPORT_FIRST ? l->n : REPORT_FIRST;
+
+	printf("(inode%s", l->n == 1 ? "" : "s");
+	for (i = 0; i < shown; i++)
+		printf("%s %u", i ? "," : "", l->first[i]);
+	if (l->n > shown)
+		printf(" and %zu more", l->n - shown);
+	printf(")");
+}
+
+/*
  * The device failed a read or a write for good: which block, and what to
  * do before anything else.  Nothing more is learnt by running again on a
  * disk that is failing.
@@ -227,11 +260,32 @@ void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       "replayed\n", o->device);
 }
 
+/* -v: one orphan released, and how. */
+static void print_orphan(const struct cmd_opts *o, const struct e2sr_orphan *e)
+{
+	if (e->links)
+		printf("%s: orphan inode %u%s (%s): truncated to %llu bytes, "
+		       "%llu block%s freed\n", o->device, e->ino,
+		       e->secrm ? " +s" : "",
+		       e->in_file ? "orphan file" : "orphan list",
+		       (unsigned long long)e->size,
+		       (unsigned long long)e->freed, e->freed == 1 ? "" : "s");
+	else
+		printf("%s: orphan inode %u%s (%s): deleted, %llu block%s "
+		       "freed\n", o->device, e->ino, e->secrm ? " +s" : "",
+		       e->in_file ? "orphan file" : "orphan list",
+		       (unsigned long long)e->freed, e->freed == 1 ? "" : "s");
+}
+
 /* Releasing orphans is a repair the user did not ask for: say so. */
 void report_orphans(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	const struct e2sr_orphans *or = &ctx->orphans;
+	/* By what was done (deleted, truncated) and whether +s. */
+	struct ino_list l[2][2];
+	uint64_t freed[2][2];
 	size_t i;
+	int t, sd;
 
 	if (!or->n)
 		return;
@@ -240,25 +294,29 @@ void report_orphans(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	       or->n == 1 ? "" : "s", o->dry_run ?
 	       "released in memory (nothing written)" :
 	       "released in memory, written once every check has passed");
+	memset(l, 0, sizeof(l));
+	memset(freed, 0, sizeof(freed));
 	for (i = 0; i < or->n; i++) {
 		const struct e2sr_orphan *e = &or->v[i];
 
-		if (e->links)
-			printf("%s: orphan inode %u%s (%s): truncated to %llu "
-			       "bytes, %llu block%s freed\n", o->device,
-			       e->ino, e->secrm ? " +s" : "",
-			       e->in_file ? "orphan file" : "orphan list",
-			       (unsigned long long)e->size,
-			       (unsigned long long)e->freed,
-			       e->freed == 1 ? "" : "s");
-		else
-			printf("%s: orphan inode %u%s (%s): deleted, %llu "
-			       "block%s freed\n", o->device, e->ino,
-			       e->secrm ? " +s" : "",
-			       e->in_file ? "orphan file" : "orphan list",
-			       (unsigned long long)e->freed,
-			       e->freed == 1 ? "" : "s");
+		if (o->verbose) {
+			print_orphan(o, e);
+			continue;
+		}
+		ino_list_add(&l[!!e->links][!!e->secrm], e->ino);
+		freed[!!e->links][!!e->secrm] += e->freed;
 	}
+	for (t = 0; t < 2; t++)
+		for (sd = 1; sd >= 0; sd--) {
+			if (!l[t][sd].n)
+				continue;
+			printf("%s: %zu orphan inode%s%s %s ", o->device,
+			       l[t][sd].n, l[t][sd].n == 1 ? "" : "s",
+			       sd ? " +s" : "", t ? "truncated" : "deleted");
+			print_ino_list(&l[t][sd]);
+			printf(": %" PRIu64 " block%s freed\n", freed[t][sd],
+			       freed[t][sd] == 1 ? "" : "s");
+		}
 }
 
 /* After e2sr_begin_write(): the replay is on the device now. */
@@ -572,15 +630,15 @@ static void print_left(unsigned int left)
 
 /*
  * The records left because their flags or maps contradict each other
- * (lib/sanity.c): one line per kind of contradiction, naming each
- * record once, and what of them was left.
+ * (lib/sanity.c): one line per kind of contradiction, naming the first
+ * few records and what of them was left; -v, one line per record.
  */
 static void report_questioned(const struct e2sr_ctx *ctx,
 			      const struct cmd_opts *o)
 {
 	const struct e2sr_inventory *inv = &ctx->inv;
 	unsigned int left;
-	size_t i, n;
+	size_t i, n, shown;
 	int why;
 
 	for (why = E2SR_Q_NONE + 1; why < E2SR_Q_COUNT; why++) {
@@ -590,21 +648,34 @@ static void report_questioned(const struct e2sr_ctx *ctx,
 			     inv->questions[i].left;
 		if (!n)
 			continue;
-		printf("%s: inode%s", o->device, n > 1 ? "s" : "");
+		if (!o->verbose)
+			printf("%s: inode%s", o->device, n > 1 ? "s" : "");
 		left = 0;
-		for (i = 0, n = 0; i < inv->question_count; i++) {
+		for (i = 0, shown = 0; i < inv->question_count; i++) {
 			const struct e2sr_question_entry *q =
 				&inv->questions[i];
 
 			if (q->why != why || !q->left)
 				continue;
-			if (n < 12)
-				printf("%s %u", n ? "," : "", q->ino);
+			if (o->verbose) {
+				printf("%s: inode %u: %s, as e2fsck would "
+				       "question it: left for e2fsck (",
+				       o->device, q->ino,
+				       e2sr_question_text(why));
+				print_left(q->left);
+				printf("); run e2fsck -f, then e2secrm "
+				       "again\n");
+				continue;
+			}
+			if (shown < REPORT_FIRST)
+				printf("%s %u", shown ? "," : "", q->ino);
 			left |= q->left;
-			n++;
+			shown++;
 		}
-		if (n > 12)
-			printf(" and %zu more", n - 12);
+		if (o->verbose)
+			continue;
+		if (n > REPORT_FIRST)
+			printf(" and %zu more", n - REPORT_FIRST);
 		printf(": %s, as e2fsck would question %s: left for e2fsck (",
 		       e2sr_question_text(why), n > 1 ? "them" : "it");
 		print_left(left);
@@ -612,57 +683,206 @@ static void report_questioned(const struct e2sr_ctx *ctx,
 	}
 }
 
+/*
+ * What the plan leaves of a secure-delete file, by kind, and what the
+ * run cannot know of it: said per inode with -v, else once per kind.
+ */
+enum left_kind {
+	LEFT_NONE = -1,
+	LEFT_ORPHAN,		/* in use, no links */
+	LEFT_UNCLEAR,		/* free in the bitmap, still linked */
+	LEFT_EA_SHARED,		/* EA inode whose value others share */
+	LEFT_MAP_GONE,		/* no map anywhere */
+	LEFT_MAP_UNPROVEN,	/* fast commits that named part of it gone */
+	LEFT_MAP_DAMAGED,	/* part of it unreadable or in use again */
+	LEFT_KIND_COUNT
+};
+
+static enum left_kind left_kind_of(const struct e2sr_ctx *ctx,
+				   const struct e2sr_file *f)
+{
+	/* Named with its kind of contradiction, by report_questioned(). */
+	if (f->questioned)
+		return LEFT_NONE;
+	if (f->state == E2SR_STATE_ORPHAN)
+		return LEFT_ORPHAN;
+	if (f->state == E2SR_STATE_UNCLEAR)
+		return LEFT_UNCLEAR;
+	if (f->ea_owner && f->state == E2SR_STATE_LIVE &&
+	    !owner_live(ctx, f->ea_owner))
+		return LEFT_EA_SHARED;
+	if ((f->state == E2SR_STATE_DELETED ||
+	     f->state == E2SR_STATE_HISTORIC) &&
+	    (f->map_status & E2SR_MAP_EMPTY))
+		return LEFT_MAP_GONE;
+	if (file_map_lost(f) && f->map_error == E2SR_ERR_MAP_UNPROVEN)
+		return LEFT_MAP_UNPROVEN;
+	if (file_map_lost(f))
+		return LEFT_MAP_DAMAGED;
+	return LEFT_NONE;
+}
+
+/* Why part of a map could not be read, as -v and the summary say it. */
+static const char *map_damage(const struct e2sr_file *f)
+{
+	return (f->map_status & E2SR_MAP_DAMAGED) ?
+	       error_message(f->map_error) : "tree blocks in use again";
+}
+
+/* -v: the file, one line, as it was said before summaries. */
+static void print_left_file(const struct cmd_opts *o,
+			    const struct e2sr_file *f, enum left_kind k)
+{
+	switch (k) {
+	case LEFT_ORPHAN:
+		printf("%s: inode %u is an orphan (in use, no links): left "
+		       "for e2fsck; run e2secrm again after it\n", o->device,
+		       f->ino);
+		break;
+	case LEFT_UNCLEAR:
+		printf("%s: inode %u: the inode bitmap calls it free but it "
+		       "is still linked: left alone; run e2fsck, then "
+		       "e2secrm again\n", o->device, f->ino);
+		break;
+	case LEFT_EA_SHARED:
+		printf("%s: inode %u: EA inode holding an xattr value of "
+		       "inode %u, still in use by another file that shares "
+		       "the value: left alone\n", o->device, f->ino,
+		       f->ea_owner);
+		break;
+	case LEFT_MAP_GONE:
+		printf("%s: inode %u: its block map is lost: not in its "
+		       "record, nor in any journal copy still readable; data "
+		       "blocks it had may remain in free space\n", o->device,
+		       f->ino);
+		break;
+	case LEFT_MAP_UNPROVEN:
+		printf("%s: inode %u: its block map may be incomplete: blocks "
+		       "it had between two full commits were logged only by "
+		       "fast commits gone since, and the bitmaps of that "
+		       "transaction cannot be read; data blocks it had may "
+		       "remain in free space\n", o->device, f->ino);
+		break;
+	case LEFT_MAP_DAMAGED:
+		printf("%s: inode %u: part of its block map could not be read "
+		       "(%s); data blocks under it may remain in free space\n",
+		       o->device, f->ino, map_damage(f));
+		break;
+	default:
+		break;
+	}
+}
+
+/*
+ * Each kind once: what it is, singular and plural, before the inode
+ * numbers, and why and what comes of it, after them.
+ */
+static const struct {
+	const char	*one, *many;
+	const char	*why_one, *why_many;
+} left_text[LEFT_KIND_COUNT] = {
+	[LEFT_ORPHAN] = {
+		"secure-delete inode is an orphan",
+		"secure-delete inodes are orphans",
+		"in use, no links: left for e2fsck; run e2secrm again after it",
+		"in use, no links: left for e2fsck; run e2secrm again after "
+		"it" },
+	[LEFT_UNCLEAR] = {
+		"secure-delete inode is free in the inode bitmap",
+		"secure-delete inodes are free in the inode bitmap",
+		"but still linked: left alone; run e2fsck, then e2secrm again",
+		"but still linked: left alone; run e2fsck, then e2secrm "
+		"again" },
+	[LEFT_EA_SHARED] = {
+		"EA inode holds an xattr value of a secure-delete file",
+		"EA inodes hold xattr values of secure-delete files",
+		"the value is still in use by another file that shares it: "
+		"left alone",
+		"the values are still in use by other files that share them: "
+		"left alone" },
+	[LEFT_MAP_GONE] = {
+		"secure-delete file lost its block map",
+		"secure-delete files lost their block maps",
+		"not in its record, nor in any journal copy still readable",
+		"not in their records, nor in any journal copy still "
+		"readable" },
+	[LEFT_MAP_UNPROVEN] = {
+		"secure-delete file's block map may be incomplete",
+		"secure-delete files' block maps may be incomplete",
+		"blocks it had between two full commits were logged only by "
+		"fast commits gone since, and the bitmaps of that transaction "
+		"cannot be read",
+		"blocks they had between two full commits were logged only by "
+		"fast commits gone since, and the bitmaps of those "
+		"transactions cannot be read" },
+	[LEFT_MAP_DAMAGED] = {
+		"secure-delete file lost part of its block map",
+		"secure-delete files lost part of their block maps",
+		"it could not be read",
+		"those parts could not be read" },
+};
+
+/*
+ * The files the plan leaves, or cannot wholly trace, by kind; and, once,
+ * what answers the lost maps (data blocks may remain in free space).
+ */
+static void report_left_files(const struct e2sr_ctx *ctx,
+			      const struct cmd_opts *o)
+{
+	struct ino_list l[LEFT_KIND_COUNT];
+	const struct e2sr_file *damaged = NULL;
+	int damage_varies = 0;
+	size_t i, lost;
+	enum left_kind k;
+
+	memset(l, 0, sizeof(l));
+	for (i = 0; i < ctx->inv.count; i++) {
+		const struct e2sr_file *f = &ctx->inv.files[i];
+
+		k = left_kind_of(ctx, f);
+		if (k == LEFT_NONE)
+			continue;
+		if (o->verbose)
+			print_left_file(o, f, k);
+		ino_list_add(&l[k], f->ino);
+		if (k != LEFT_MAP_DAMAGED)
+			continue;
+		if (!damaged)
+			damaged = f;
+		else if (strcmp(map_damage(f), map_damage(damaged)))
+			damage_varies = 1;
+	}
+	for (k = 0; k < LEFT_KIND_COUNT && !o->verbose; k++) {
+		int one = l[k].n == 1;
+
+		if (!l[k].n)
+			continue;
+		printf("%s: %zu %s ", o->device, l[k].n,
+		       one ? left_text[k].one : left_text[k].many);
+		print_ino_list(&l[k]);
+		printf(": %s", one ? left_text[k].why_one :
+		       left_text[k].why_many);
+		if (k == LEFT_MAP_DAMAGED && damage_varies)
+			printf(" (for more than one reason: -v gives each)");
+		else if (k == LEFT_MAP_DAMAGED)
+			printf(" (%s)", map_damage(damaged));
+		putchar('\n');
+	}
+	lost = l[LEFT_MAP_GONE].n + l[LEFT_MAP_UNPROVEN].n +
+	       l[LEFT_MAP_DAMAGED].n;
+	if (lost)
+		printf("%s: data blocks %s had may remain in free space: %s\n",
+		       o->device, lost == 1 ? "that file" : "those files",
+		       untraced_answer(ctx, ANSWER_PLANNED));
+}
+
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct e2sr_plan *plan = &ctx->plan;
 	unsigned bs = ctx->fs->blocksize;
 	struct run_counts c;
-	size_t i;
 
-	for (i = 0; i < ctx->inv.count; i++) {
-		const struct e2sr_file *f = &ctx->inv.files[i];
-
-		/* Named with its kind of contradiction, below. */
-		if (f->questioned)
-			continue;
-		if (f->state == E2SR_STATE_ORPHAN)
-			printf("%s: inode %u is an orphan (in use, no links): "
-			       "left for e2fsck; run e2secrm again after it\n",
-			       o->device, f->ino);
-		else if (f->state == E2SR_STATE_UNCLEAR)
-			printf("%s: inode %u: the inode bitmap calls it free "
-			       "but it is still linked: left alone; run "
-			       "e2fsck, then e2secrm again\n", o->device,
-			       f->ino);
-		else if (f->ea_owner && f->state == E2SR_STATE_LIVE &&
-			 !owner_live(ctx, f->ea_owner))
-			printf("%s: inode %u: EA inode holding an xattr value "
-			       "of inode %u, still in use by another file that "
-			       "shares the value: left alone\n", o->device,
-			       f->ino, f->ea_owner);
-		else if ((f->state == E2SR_STATE_DELETED ||
-			  f->state == E2SR_STATE_HISTORIC) &&
-			 (f->map_status & E2SR_MAP_EMPTY))
-			printf("%s: inode %u: its block map is lost: not in "
-			       "its record, nor in any journal copy still "
-			       "readable; data blocks it had may remain in "
-			       "free space\n", o->device, f->ino);
-		else if (file_map_lost(f) &&
-			 f->map_error == E2SR_ERR_MAP_UNPROVEN)
-			printf("%s: inode %u: its block map may be incomplete: "
-			       "blocks it had between two full commits were "
-			       "logged only by fast commits gone since, and "
-			       "the bitmaps of that transaction cannot be "
-			       "read; data blocks it had may remain in free "
-			       "space\n", o->device, f->ino);
-		else if (file_map_lost(f))
-			printf("%s: inode %u: part of its block map could not "
-			       "be read (%s); data blocks under it may remain "
-			       "in free space\n", o->device, f->ino,
-			       (f->map_status & E2SR_MAP_DAMAGED) ?
-			       error_message(f->map_error) :
-			       "tree blocks in use again");
-	}
+	report_left_files(ctx, o);
 	report_questioned(ctx, o);
 	if (plan->name_dirs_damaged)
 		printf("%s: names in %zu damaged director%s were left\n",

@@ -116,14 +116,16 @@ fi
 before=$(count "$TOK" "$I")
 cp "$I" "$T/a2.img"
 run_e2secrm -n "$I"
-if [ $((rc & 4)) = 4 ] && echo "$out" | grep -q 'block map is lost' &&
+if [ $((rc & 4)) = 4 ] &&
+   echo "$out" | grep -q 'lost \(its\|their\) block map' &&
    echo "$out" | grep -q 'cannot be traced'; then
 	pass "$name: -n reports the lost map and the gap (exit $rc)"
 else
 	fail "$name: -n reports the lost map and the gap" "rc=$rc $out"
 fi
 run_e2secrm -y "$I"
-if [ $((rc & 4)) = 4 ] && echo "$out" | grep -q 'block map is lost' &&
+if [ $((rc & 4)) = 4 ] &&
+   echo "$out" | grep -q 'lost \(its\|their\) block map' &&
    [ "$(count "$TOK" "$I")" -gt 0 ] && [ ! -e "$(state_of "$I")" ]; then
 	pass "$name: -y reports it, leaves it, writes no state (exit $rc)"
 else
@@ -164,7 +166,8 @@ before=$(count "$TOK" "$I")
 sum=$(sha "$st")
 sumk=$(grep -v '^unanswered=' "$st" | sha256sum)
 run_e2secrm -n "$I"
-if [ $((rc & 4)) = 4 ] && echo "$out" | grep -q 'block map is lost' &&
+if [ $((rc & 4)) = 4 ] &&
+   echo "$out" | grep -q 'lost \(its\|their\) block map' &&
    echo "$out" | grep -q 'covers transactions' &&
    ! echo "$out" | grep -q 'cannot be traced'; then
 	pass "$name: -n reports the lost map, and no gap (exit $rc)"
@@ -424,7 +427,7 @@ if command -v xz >/dev/null 2>&1 && xz -dc "$X" >"$I" 2>/dev/null; then
 	cp "$I" "$T/fc7b.img"
 	run_e2secrm -y --no-state "$I"
 	if [ "$rc" = 5 ] &&
-	   echo "$out" | grep -q 'inode 15: part of its block map could not be read'; then
+	   echo "$out" | grep -q 'lost part of its block map (inode 15)'; then
 		pass "$name: -y reports the lost part of the map (exit 5)"
 	else
 		fail "$name: -y reports the lost part of the map" \
@@ -449,7 +452,7 @@ if command -v xz >/dev/null 2>&1 && xz -dc "$X" >"$I" 2>/dev/null; then
 	run_e2secrm -y --no-state "$T/fc7c.img"
 	if dumpe2fs -h "$T/fc7c.img" 2>/dev/null | grep -q ea_inode &&
 	   [ "$rc" = 5 ] &&
-	   echo "$out" | grep -q 'inode 15: part of its block map could not be read'; then
+	   echo "$out" | grep -q 'lost part of its block map (inode 15)'; then
 		pass "$name: with ea_inode too, the lost part is reported (exit 5)"
 	else
 		fail "$name: with ea_inode too, the lost part is reported" \
@@ -548,7 +551,7 @@ for kind in "-t ext2" "-t ext4 -O ^has_journal"; do
 	rm -f "$st"
 	run_e2secrm -y "$I"
 	if [ "$rc" = 5 ] && grep -qx 'unanswered=1' "$st" 2>/dev/null &&
-	   echo "$out" | grep -q 'block map is lost'; then
+	   echo "$out" | grep -q 'lost \(its\|their\) block map'; then
 		pass "$name: the lost map reported (exit 5) and kept in the state"
 	else
 		fail "$name: the lost map kept" "rc=$rc $(cat "$st" 2>&1) $out"

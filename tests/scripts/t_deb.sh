@@ -35,6 +35,8 @@ for f in /usr/sbin/e2secrm /usr/sbin/e2secrm-maint \
 	 /lib/systemd/system/e2secrm@.service \
 	 /lib/systemd/system/e2secrm-maint@.service \
 	 /lib/systemd/system/e2secrm-maint@.timer \
+	 /lib/systemd/system/e2secrm-fail@.service \
+	 /usr/lib/e2secrm/e2secrm-fail \
 	 /usr/share/doc/e2secrm/e2secrm.cron /usr/share/doc/e2secrm/copyright \
 	 /var/lib/e2secrm/ /etc/e2secrm.conf /usr/lib/e2secrm/e2secrm-boot.sh \
 	 /usr/share/initramfs-tools/hooks/e2secrm \

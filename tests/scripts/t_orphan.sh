@@ -225,15 +225,25 @@ kcase() {
 
 	cp "$B" "$T/n.img"
 	run_e2secrm -n "$T/n.img"
-	src="orphan list"
-	[ "$how" = file ] && src="orphan file"
+	# One line per kind of release; -v, one per orphan with its source.
 	if [ "$(sha "$T/n.img")" = "$before" ] &&
-	   echo "$out" | grep -q "orphan inode [0-9]* +s ($src): deleted" &&
-	   echo "$out" | grep -q "orphan inode [0-9]* ($src): deleted" &&
+	   echo "$out" | grep -q "1 orphan inode +s deleted (inode [0-9]*): " &&
+	   echo "$out" | grep -q "1 orphan inode deleted (inode [0-9]*): " &&
 	   echo "$out" | grep -q "2 orphan inodes .* released in memory (nothing written)"; then
 		pass "$name: -n writes nothing and names the release"
 	else
 		fail "$name: -n writes nothing and names the release" \
+			"rc=$rc $out $err"
+	fi
+	run_e2secrm -n -v "$T/n.img"
+	src="orphan list"
+	[ "$how" = file ] && src="orphan file"
+	if [ "$(sha "$T/n.img")" = "$before" ] &&
+	   echo "$out" | grep -q "orphan inode [0-9]* +s ($src): deleted" &&
+	   echo "$out" | grep -q "orphan inode [0-9]* ($src): deleted"; then
+		pass "$name: -n -v names each orphan and its source"
+	else
+		fail "$name: -n -v names each orphan and its source" \
 			"rc=$rc $out $err"
 	fi
 	"$E2SECRM" -n --json - "$T/n.img" 2>/dev/null >"$T/n.json"
@@ -353,7 +363,7 @@ else
 		fi
 		if [ "$rc" = 1 ] &&
 		   echo "$out" | grep -q "fast commit" &&
-		   echo "$out" | grep -q "orphan inode [0-9]* +s (orphan list): deleted" &&
+		   echo "$out" | grep -q "orphan inodes\? +s deleted (inodes\? [0-9]" &&
 		   [ "$(count "ORPH-FC-$$" "$T/fy.img")" = 0 ] &&
 		   [ -n "$kmsum" ] && [ "$ysum" = "$kmsum" ] &&
 		   e2fsck -fn "$T/fy.img" >/dev/null 2>&1; then
@@ -465,10 +475,17 @@ cp "$T/tr.img" "$T/trn.img"
 before=$(sha "$T/trn.img")
 run_e2secrm -n "$T/trn.img"
 if [ "$(sha "$T/trn.img")" = "$before" ] &&
-   echo "$out" | grep -q "orphan inode $ti +s (orphan list): truncated to 4096 bytes, 14 blocks freed"; then
+   echo "$out" | grep -q "1 orphan inode +s truncated (inode $ti): 14 blocks freed"; then
 	pass "orphan: truncation, -n names it"
 else
 	fail "orphan: truncation, -n names it" "rc=$rc $out $err"
+fi
+run_e2secrm -n -v "$T/trn.img"
+if [ "$(sha "$T/trn.img")" = "$before" ] &&
+   echo "$out" | grep -q "orphan inode $ti +s (orphan list): truncated to 4096 bytes, 14 blocks freed"; then
+	pass "orphan: truncation, -n -v says to what size"
+else
+	fail "orphan: truncation, -n -v says to what size" "rc=$rc $out $err"
 fi
 cp "$T/tr.img" "$T/try.img"
 run_e2secrm -y "$T/try.img"

@@ -838,7 +838,7 @@ sc17() {
 		sync
 		kumount || { bad pre "umount" "umount failed"; return; }
 		"$E2SECRM" -n --no-state "$img" 2>&1 |
-			grep -q 'part of its block map could not be read' ||
+			grep -q 'lost part of \(its\|their\) block map' ||
 			break
 		if [ "$tries" -ge 3 ]; then
 			pre_err="$pre_err; the kernel wrote the fast-commit ranges over in $tries tries"
