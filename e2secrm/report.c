@@ -198,13 +198,30 @@ static void print_map_status(const struct e2sr_file *f)
 		printf(" map-damaged(%s)", error_message(f->map_error));
 }
 
-static void print_file(const struct e2sr_file *f)
+/*
+ * A live file by a path the directory tree gives (-v); a deleted file is
+ * never named: its name is the secret being wiped.
+ */
+static void print_path(const struct e2sr_ctx *ctx, const struct e2sr_file *f)
+{
+	char *name = NULL;
+
+	if (f->state != E2SR_STATE_LIVE || !f->parent || !ctx->fs)
+		return;
+	if (!ext2fs_get_pathname(ctx->fs, f->parent, f->ino, &name) && name)
+		printf(" path %s", name);
+	ext2fs_free_mem(&name);
+}
+
+static void print_file(const struct e2sr_ctx *ctx, const struct e2sr_file *f)
 {
 	size_t i;
 
 	printf("inode %u generation %u: %s, mode %06o, size %" PRIu64
-	       ", links %u, flags ", f->ino, f->generation,
+	       ", links %u,", f->ino, f->generation,
 	       state_name(f->state), f->mode, (uint64_t)f->size, f->links);
+	print_path(ctx, f);
+	printf(" flags ");
 	print_flags(stdout, f->flags, 0);
 	printf(" (0x%x)", f->flags);
 	print_map_status(f);
@@ -341,7 +358,7 @@ void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 
 	if (o->verbose)
 		for (i = 0; i < inv->count; i++)
-			print_file(&inv->files[i]);
+			print_file(ctx, &inv->files[i]);
 	count_inodes(ctx, &n);
 	printf("%s: %zu secure-delete inode%s (%zu in use, %zu deleted",
 	       o->device, n.total, n.total == 1 ? "" : "s", n.live,
@@ -889,6 +906,14 @@ void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       o->device, plan->name_dirs_damaged,
 		       plan->name_dirs_damaged == 1 ? "y" : "ies");
 
+	/* Never "nothing" alone while something cannot be seen. */
+	if (e2sr_plan_empty(ctx) && plan->untraced && !plan->answered) {
+		printf("%s: nothing to wipe among what the journal can trace; "
+		       "what it cannot may remain in free space "
+		       "(--all-free-if-lost wipes it, --audit "
+		       "--all-free-if-lost reads it)\n", o->device);
+		return;
+	}
 	if (e2sr_plan_empty(ctx)) {
 		printf("%s: nothing to wipe\n", o->device);
 		return;

@@ -153,3 +153,16 @@ then
 else
 	fail "usage: -p leaving residue" "rc=$rc out=$out err=$err"
 fi
+
+# -v names a live +s file by its path; a deleted one never.
+V=$T/v.img
+mkimg "$V" 8M -t ext4
+printf 'mkdir d\nwrite %s d/live-secret\nset_inode_field d/live-secret flags 0x80001\nwrite %s d/VGONE-%s\nset_inode_field d/VGONE-%s flags 0x80001\nrm d/VGONE-%s\n' \
+	"$T/sec" "$T/sec" $$ $$ $$ | dfs "$V"
+run_e2secrm -n -v "$V"
+if echo "$out" | grep -q '^inode 13 .*live.* path /d/live-secret flags' &&
+   ! echo "$out" | grep -q "VGONE"; then
+	pass "usage: -v names a live +s file by path, never a deleted one"
+else
+	fail "usage: -v paths" "$(echo "$out" | grep '^inode')"
+fi
