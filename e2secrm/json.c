@@ -539,6 +539,20 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 			fprintf(json_out, "null}");
 	}
 	fprintf(json_out, "],\n  \"left_for_e2fsck\": %zu,\n", p->left);
+	/* Each of them: the text says a kind once, the JSON all of it. */
+	fprintf(json_out, "  \"left_for_e2fsck_inodes\": [");
+	for (i = n = 0; i < ctx->inv.count; i++) {
+		const struct e2sr_file *f = &ctx->inv.files[i];
+
+		if (f->state != E2SR_STATE_ORPHAN &&
+		    f->state != E2SR_STATE_UNCLEAR)
+			continue;
+		fprintf(json_out, "%s{\"inode\": %u, \"generation\": %u, "
+			"\"state\": \"%s\"}", n++ ? ", " : "", f->ino,
+			f->generation, f->state == E2SR_STATE_ORPHAN ?
+			"orphan" : "unclear");
+	}
+	fprintf(json_out, "],\n");
 	/* Records whose flags or maps contradict each other, left. */
 	fprintf(json_out, "  \"questioned\": [");
 	for (i = n = 0; i < ctx->inv.question_count; i++) {
