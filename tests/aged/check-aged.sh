@@ -7,7 +7,9 @@
 #   AGED_SEED=N               the seed of the operations (default 1)
 #   AGED_ONLY="fc600 ext3"    only these profiles
 #   AGED_DIR=DIR              the image cache (default /var/tmp/e2secrm-aged)
-#   AGED_CUTS=N               cut points per image (default 9; 0: none)
+#   AGED_CUTS=N               cut points per image (default 9; 0: none),
+#                             and as many faults at the system call when
+#                             E2SECRM_FAULT_SHIM names tests/fault's shim
 #
 # Profiles: fc600 (fast_commit, commit=600), fc5 (fast_commit, commit=5),
 # nofc5 (commit=5, the image ends in a crash: needs_recovery), nofc600
@@ -229,12 +231,64 @@ cuts() {
 		same "$T/u.img" "$T/c.img" || bad="$bad k=$k"
 		i=$((i + 1))
 	done
-	rm -f "$T/u.img" "$T/c.img"
 	if [ -z "$bad" ]; then
 		pass "aged $p: cut at $AGED_CUTS points of $w writes, run again: the uncut run's image"
 	else
 		fail "aged $p: cut and run again: the uncut run's image" \
 			"of $w writes, differs at$bad"
+	fi
+	faults "$p" "$img" "$@"
+	rm -f "$T/u.img" "$T/c.img"
+}
+
+# faults P IMG ARGS...: the same run under tests/fault's shim, at the
+# system call: at AGED_CUTS points of its write calls, in turn a write
+# failing from then on, a power cut, SIGTERM, and a write failing twice
+# (unix_io's retry too); each run again, against the uncut image in
+# $T/u.img.  Without E2SECRM_FAULT_SHIM, nothing.
+faults() {
+	p=$1 img=$2
+	shift 2
+	[ -n "${E2SECRM_FAULT_SHIM:-}" ] || return 0
+	cp --sparse=always "$img" "$T/c.img"
+	E2SECRM_FAULT_DEV=$T/c.img E2SECRM_FAULT_COUNT=$T/fcount \
+		LD_PRELOAD=$E2SECRM_FAULT_SHIM "$E2SECRM" -y "$@" "$T/c.img" \
+		>/dev/null 2>&1
+	fw=$(sed -n 's/^writes //p' "$T/fcount" 2>/dev/null)
+	if [ -z "$fw" ] || [ "$fw" -lt 2 ] || ! same "$T/u.img" "$T/c.img"
+	then
+		fail "aged $p: faults at the system call" \
+			"the run under the shim made ${fw:-no} writes or another image"
+		return
+	fi
+	bad= i=1
+	while [ "$i" -le "$AGED_CUTS" ]; do
+		k=$((fw * i / (AGED_CUTS + 1)))
+		[ "$k" -ge 1 ] || k=1
+		case $((i % 4)) in
+		1) f=eio-from:$k ;;
+		2) f=cut:$k ;;
+		3) f=sig:$k:TERM ;;
+		0) f=eio-twice:$k ;;
+		esac
+		cp --sparse=always "$img" "$T/c.img"
+		E2SECRM_FAULT=$f E2SECRM_FAULT_DEV=$T/c.img \
+			LD_PRELOAD=$E2SECRM_FAULT_SHIM "$E2SECRM" -y "$@" \
+			"$T/c.img" >/dev/null 2>&1
+		frc=$?
+		if ! dumpe2fs -h "$T/c.img" 2>/dev/null |
+		   grep -q '^Filesystem features:.*needs_recovery' &&
+		   ! e2fsck -fn "$T/c.img" >/dev/null 2>&1; then
+			bad="$bad $f:fsck"
+		fi
+		"$E2SECRM" -y "$@" "$T/c.img" >/dev/null 2>&1
+		same "$T/u.img" "$T/c.img" || bad="$bad $f:rerun(exit $frc)"
+		i=$((i + 1))
+	done
+	if [ -z "$bad" ]; then
+		pass "aged $p: $AGED_CUTS faults at the system call of $fw writes (EIO, cut, SIGTERM, EIO twice): e2fsck clean, run again: the uncut run's image"
+	else
+		fail "aged $p: faults at the system call" "of $fw writes:$bad"
 	fi
 }
 
