@@ -116,6 +116,16 @@ void report_audit(const struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void preen_summary(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		   int status);
 
+/* options.c */
+void options_parse(int argc, char **argv, struct cmd_opts *o);
+
+/* handover.c */
+void handover_load(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void handover_save_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void handover_clear_intent(const struct cmd_opts *o);
+void handover_save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
+			 int early);
+
 /* state.c */
 void state_read(const char *dir, const char *uuid,
 		struct e2sr_cover_prev *prev, struct cmd_state *st);
