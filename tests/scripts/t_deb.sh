@@ -32,6 +32,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$W/list"
 missing=
 for f in /usr/sbin/e2secrm /usr/sbin/e2secrm-maint \
 	 /usr/share/man/man8/e2secrm.8.gz /usr/share/man/man8/e2secrm-maint.8.gz \
+	 /usr/share/man/man7/e2secrm.7.gz \
 	 /lib/systemd/system/e2secrm@.service \
 	 /lib/systemd/system/e2secrm-maint@.service \
 	 /lib/systemd/system/e2secrm-maint@.timer \
@@ -91,8 +92,8 @@ else
 fi
 if command -v man >/dev/null 2>&1; then
 	ok=1 why=
-	for m in e2secrm e2secrm-maint; do
-		w=$(man --warnings -l "$W/x/usr/share/man/man8/$m.8.gz" 2>&1 >/dev/null)
+	for m in man8/e2secrm.8 man8/e2secrm-maint.8 man7/e2secrm.7; do
+		w=$(man --warnings -l "$W/x/usr/share/man/$m.gz" 2>&1 >/dev/null)
 		[ -z "$w" ] || { ok=0; why="$why $m: $w"; }
 	done
 	[ "$ok" = 1 ] && pass "deb: man --warnings clean" ||

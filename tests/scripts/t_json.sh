@@ -151,7 +151,7 @@ fi
 # exactly from --json and from --record's JSON, as jq and Python read
 # them.  UTF-8 is in the file as it is, not escaped byte by byte; a byte
 # that is not UTF-8 is \udcXY, which Python's surrogateescape turns back
-# into the byte (the decoding e2secrm(8) documents).
+# into the byte (the decoding e2secrm(7), THE JSON REPORT, documents).
 # bytes_back WANT-LABEL WANT-PATH FILE...: Python's reading of each file
 # gives back both, byte for byte.
 bytes_back() {

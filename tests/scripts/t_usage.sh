@@ -63,10 +63,29 @@ fi
 top=$(cd "$(dirname "$0")/../.." && pwd)
 if make -s -C "$top" install DESTDIR="$T/root" prefix=/opt/e2 \
 	>/dev/null 2>&1 && [ -x "$T/root/opt/e2/sbin/e2secrm" ] &&
-   [ -f "$T/root/opt/e2/share/man/man8/e2secrm.8" ]; then
+   [ -f "$T/root/opt/e2/share/man/man8/e2secrm.8" ] &&
+   [ -f "$T/root/opt/e2/share/man/man7/e2secrm.7" ]; then
 	pass "make install DESTDIR prefix"
 else
 	fail "make install DESTDIR prefix" "files missing"
+fi
+
+# Every option --help lists has its entry in e2secrm.8's OPTIONS (the
+# reference; the longer explanations are in e2secrm.7).
+man8=$top/man/e2secrm.8
+tags=$(sed -n '/^\.SH OPTIONS/,/^\.SH EXIT/{/^\.TP/{n;p;}}' "$man8" |
+	sed 's/\\-/-/g')
+run_e2secrm --help
+undoc=
+for o in $(echo "$out" | sed -n 's/^	\(-[-a-zA-Z]*\).*/\1/p'); do
+	echo "$tags" | grep -Eq -- "(^|[ \"])$o([ \",]|\$)" ||
+		undoc="$undoc $o"
+done
+if [ -n "$tags" ] && [ -z "$undoc" ]; then
+	pass "usage: every option of --help has an entry in e2secrm.8"
+else
+	fail "usage: every option of --help has an entry in e2secrm.8" \
+		"missing:$undoc"
 fi
 
 # Options that contradict each other: refused before the device is
