@@ -480,7 +480,7 @@ void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	       untraced_answer(ctx, ANSWER_PLANNED));
 	if (!ctx->plan.answered)
 		printf("%s: run e2secrm more often than the journal fills "
-		       "(see e2secrm(8))\n", o->device);
+		       "(see e2secrm(7), How often to run)\n", o->device);
 }
 
 /*
