@@ -3,7 +3,8 @@
  *
  * Owns the JSON report (its schema is in e2secrm(7), THE JSON REPORT):
  * what was opened, what the journal held and whether it was recovered,
- * what was found and what was wiped by kind, in blocks and bytes, what was left and why,
+ * what was found and what was wiped by kind, in blocks and bytes, what
+ * was left and why,
  * the time each stage took, and the exit status.  The facts about the
  * filesystem are taken as soon as it is open, because the handle is gone
  * by the time the report is written.  The file is opened before the run,
