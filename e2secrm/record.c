@@ -548,7 +548,17 @@ static void decide_outcome(const struct cmd_opts *o, int status,
 	const char *tail = "";
 
 	out->wrote = rec.writes_began && !o->dry_run;
-	if (o->dry_run) {
+	if (o->audit && !(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED))) {
+		/* Sanitization verification: its own outcome, to sign. */
+		out->code = (status & E2SR_EXIT_LEFT) ? "audit-not-wiped" :
+			    "audit-wiped";
+		snprintf(out->summary, sizeof(out->summary),
+			 "AUDIT: nothing was written; %s",
+			 (status & E2SR_EXIT_LEFT) ? "the scope read still "
+			 "holds residue, or holds what could not be judged "
+			 "(see Verification)" : "every place of the scope "
+			 "read holds only zeros");
+	} else if (o->dry_run) {
 		out->code = "dry-run";
 		snprintf(out->summary, sizeof(out->summary),
 			 "DRY RUN: nothing was written%s%s",
@@ -1000,8 +1010,9 @@ static void write_text(FILE *f, const struct facts *x)
 		x->command ? x->command : "unknown");
 	fprintf(f, "  %-24s %s\n", "Start (UTC):", x->start);
 	fprintf(f, "  %-24s %s\n", "End (UTC):", x->end);
-	fprintf(f, "  %-24s %s%s\n", "Mode:", x->o->dry_run ? "dry run (-n): " :
-		"", x->mode);
+	fprintf(f, "  %-24s %s%s\n", "Mode:", x->o->audit ? "audit (--audit, "
+		"read-only): " : x->o->dry_run ? "dry run (-n): " : "",
+		x->mode);
 	fprintf(f, "  %-24s %s\n", "Method:", json_method_name(x->o->method));
 
 	fprintf(f, "\nSanitization\n");

@@ -35,7 +35,9 @@ if [ "$(jq '.audit.kinds.inode_records.first[0]' "$T/a.json")" = 12 ] &&
    grep -q 'Verification method: *Full: sanitization verification by an' \
 	"$T/a.rec" &&
    jq -r '.verification_method' "$T/a.rec.json" |
-	grep -q 'independent read (--audit, nothing written).* not wiped'; then
+	grep -q 'independent read (--audit, nothing written).* not wiped' &&
+   [ "$(jq -r .outcome "$T/a.rec.json")" = audit-not-wiped ] &&
+   head -1 "$T/a.rec" | grep -q '^AUDIT: nothing was written'; then
 	pass "audit: the JSON report and the record say what was read"
 else
 	fail "audit: the JSON report and the record" \
