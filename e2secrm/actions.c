@@ -3,7 +3,7 @@
  *
  * Owns the list of what -v prints under "actions" and what --json-plan
  * puts in the JSON report: every action of the plan, in the order a run
- * writes them (lib/execute.c's e2sr_plan_actions), and, as -y writes,
+ * writes them (lib/stages/execute.c's e2sr_plan_actions), and, as -y writes,
  * every action written, from the hook lib/ calls after each (so that a
  * test can hold the two lists side by side).  What an action is, and
  * which rule made it, is lib/'s; this file only lists and prints.

@@ -2,7 +2,7 @@
  * audit.c --- what --audit says: the scope read, and what in it still
  * holds residue, by kind.
  *
- * Owns the text of an audit's result (lib/execute.c's e2sr_audit() reads
+ * Owns the text of an audit's result (lib/stages/execute.c's e2sr_audit() reads
  * the plan's places; the counts are in ctx->stats): per kind, how many
  * places were read and how many are not wiped, with the first few block
  * numbers, then one closing line that says whether the scope is clean

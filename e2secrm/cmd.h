@@ -71,7 +71,8 @@ extern const char *program_name;
  * here and printed by the human report, the JSON report and the record.
  */
 struct run_counts {
-	uint64_t	n[E2SR_KIND_COUNT][2];	/* by kind (lib/kinds.c) */
+	/* By kind (lib/stages/kinds.c). */
+	uint64_t	n[E2SR_KIND_COUNT][2];
 };
 
 /* The secure-delete inodes of the inventory, by state. */

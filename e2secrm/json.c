@@ -243,7 +243,7 @@ static double span(double from, double to)
 
 /*
  * "name": {...} with no indent or separator: the caller places it.  The
- * keys are the table of kinds' (lib/kinds.c), in its order.
+ * keys are the table of kinds' (lib/stages/kinds.c), in its order.
  */
 void json_counts(FILE *f, const char *name, const struct run_counts *c)
 {

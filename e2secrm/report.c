@@ -647,7 +647,7 @@ static void print_left(unsigned int left)
 
 /*
  * The records left because their flags or maps contradict each other
- * (lib/sanity.c): one line per kind of contradiction, naming the first
+ * (lib/find/sanity.c): one line per kind of contradiction, naming the first
  * few records and what of them was left; -v, one line per record.
  */
 static void report_questioned(const struct e2sr_ctx *ctx,

@@ -7,7 +7,7 @@
  * lines after a version line, which coverage.c's decision reads back as
  * "the previous run" (tid, commit time, s_sequence and s_head it left,
  * run time); and <dir>/<uuid>.intent: the lives (inode number,
- * generation, lost map bits; lib/intent.c) a run saves before its first
+ * generation, lost map bits; lib/find/intent.c) a run saves before its first
  * write and removes when it ends, so that a run after a cut wipes what
  * the cut one had proved.  Neither the directory nor a file is ever
  * reached through a symbolic link, all must be the caller's and not

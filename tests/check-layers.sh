@@ -1,15 +1,17 @@
 #!/bin/sh
 # check-layers.sh --- holds lib/ to its layers (lib/layers.txt).
 #
-# What a file calls is read from the objects the build made (nm: the
-# symbols each lib/*.o leaves undefined, and which lib/*.o defines them),
+# lib/ is a folder per layer, named as the layer.  What a file calls is
+# read from the objects the build made (nm: the symbols each lib/*/*.o
+# leaves undefined, and which lib/*/*.o defines them),
 # what it includes from its source (#include "x.h" of a private header;
 # e2secrm.h, the public header, and e2secrmP.h, what lib/ shares inside
 # itself, are not ranked).  It
 # fails when a file calls or includes a file of a higher layer, when two
 # files call each other (through others too), when a file of lib/ calls
 # into the command (e2secrm/), when the command includes e2secrmP.h, when
-# a file has no layer, or when a file of lib/ or of the command calls
+# a file has no layer or lies in another layer's folder, or when a file
+# of lib/ or of the command calls
 # libc's allocator (malloc, free, strdup...) instead of libext2fs'
 # (ext2fs_get_mem() and its kin, ext2fs_free_mem()).
 #
@@ -30,9 +32,12 @@ awk '!/^#/ && NF > 1 { for (i = 2; i <= NF; i++) print $i, NR, $1 }' \
 	"$table" >"$tmp/rank"
 
 # defined symbols (lib and command) and undefined ones, per object
-for o in "$build"/lib/*.o "$build"/e2secrm/*.o; do
+for o in "$build"/lib/*.o "$build"/lib/*/*.o "$build"/e2secrm/*.o; do
 	[ -f "$o" ] || continue
-	dir=$(basename "$(dirname "$o")")
+	case $o in
+	"$build"/lib/*) dir=lib ;;
+	*) dir=e2secrm ;;
+	esac
 	f=$(basename "$o" .o)
 	nm "$o" | awk -v f="$f" -v d="$dir" \
 		'NF == 3 && $2 ~ /^[TDBR]$/ { print "D", $3, d, f }
@@ -50,7 +55,8 @@ awk 'FNR == NR { if ($1 == "D") def[$2] = $3 " " $4; next }
 	if (t[2] != $4)
 		print $4, t[2], t[1], $2
      }' "$tmp/syms" "$tmp/syms" | sort -u >"$tmp/calls"
-for c in "$src"/lib/*.c "$src"/lib/*.h; do
+for c in "$src"/lib/*.c "$src"/lib/*.h "$src"/lib/*/*.c "$src"/lib/*/*.h; do
+	[ -f "$c" ] || continue
 	f=$(basename "$c"); f=${f%.*}
 	[ "$f" = e2secrm ] || [ "$f" = e2secrmP ] && continue
 	sed -n 's/^#include "\([a-z_0-9]*\)\.h".*/\1/p' "$c" |
@@ -62,6 +68,21 @@ for c in "$src"/lib/*.c "$src"/lib/*.h; do
 done | sort -u >"$tmp/includes"
 
 status=0
+
+# Each file in the folder of its layer: the tree shows the layers.  The
+# faces (e2secrm.h, e2secrmP.h) and compile_et's e2sr_err stay at the top.
+for c in "$src"/lib/*/*.c "$src"/lib/*/*.h "$src"/lib/*.c "$src"/lib/*.h; do
+	[ -f "$c" ] || continue
+	f=$(basename "$c"); f=${f%.*}
+	d=$(basename "$(dirname "$c")")
+	case $f in e2secrm | e2secrmP | e2sr_err) continue ;; esac
+	l=$(awk -v f="$f" '$1 == f { print $3 }' "$tmp/rank")
+	if [ -n "$l" ] && [ "$d" != "$l" ]; then
+		echo "lib/$d/$f: its layer is $l, its folder should be lib/$l"
+		status=1
+	fi
+done
+
 awk -v table="$table" '
 	FNR == NR { rank[$1] = $2; name[$1] = $3; next }
 	{

@@ -6,7 +6,7 @@
  * secure-delete files in their slack, entries with inode 0, htree
  * directories, and journal copies of directory blocks that name them).
  * The inventory scan finds the files, directories and journal history;
- * then lib/dirent.c plans the names (removed entries, inode-0 names, the
+ * then lib/kinds/dirent.c plans the names (removed entries, inode-0 names, the
  * name-fragment slack search), wipes them on the in-memory copy, and
  * plans again: after a wipe that succeeded nothing may be left to find
  * (rule 4, a second run finds nothing), and no block but a directory

@@ -7,7 +7,7 @@
 # is never committed and the fast commits are all that holds the
 # changes.  Copy K is mounted once by the kernel (the oracle: e2fsck
 # 1.47.0 cannot replay kernel-made fast commits); copy B is recovered by
-# e2secrm -y (jbd2 replay, then lib/fc_replay.c through the overlay,
+# e2secrm -y (jbd2 replay, then lib/journal/fc_replay.c through the overlay,
 # written once every check has passed), after e2secrm -n has left it
 # unchanged.  Names, types, sizes, contents (sha256), link counts and
 # the data extents (with their unwritten flag) must be equal, and

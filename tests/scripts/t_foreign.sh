@@ -37,7 +37,7 @@
 #     the image as given, or as e2fsck -E journal_only replays it when it
 #     needs recovery) is an inline directory whose removed names -y's
 #     plan lists (a names action naming it), and is not in the JSON's
-#     questioned list (lib/sanity.c: flags or maps that contradict each
+#     questioned list (lib/find/sanity.c: flags or maps that contradict each
 #     other are left for e2fsck).
 #
 # No status >= 124 (a hang or a crash).  One PASS or FAIL per image and

@@ -66,7 +66,7 @@ else
 fi
 
 # -n says what -y does, kind by kind: every count of the table of kinds
-# (lib/kinds.c) that a dry run finds is what the wet run wipes, on the
+# (lib/stages/kinds.c) that a dry run finds is what the wet run wipes, on the
 # debugfs-made image above (removed names kept in slack) and on one the
 # kernel made (deletions, names in journal copies, a zero-ranged live +s
 # file), with and without --all-free --free-inodes.

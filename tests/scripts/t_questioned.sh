@@ -1,5 +1,5 @@
 # t_questioned.sh --- records whose flags or maps contradict each other
-# (lib/sanity.c), made with debugfs -w: never edited, nor the blocks they
+# (lib/find/sanity.c), made with debugfs -w: never edited, nor the blocks they
 # map, in any mode; left for e2fsck and reported.
 #
 # Image "inline" (ext4, inline_data, 1k blocks, no journal):

@@ -1,5 +1,5 @@
 /*
- * test_name_set.c --- the known-name search (lib/name_set.c), as a table:
+ * test_name_set.c --- the known-name search (lib/util/name_set.c), as a table:
  * names, a buffer, the step, and the matches expected.
  *
  * Copyright (C) 2026 The e2secrm authors.

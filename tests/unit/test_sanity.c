@@ -1,6 +1,6 @@
 /*
  * test_sanity.c --- the records whose flags or maps contradict each
- * other (lib/sanity.c), as a table: each row a record made with
+ * other (lib/find/sanity.c), as a table: each row a record made with
  * debugfs -w on a fresh image, the reason e2sr_record_contradicts()
  * gives, and e2fsck -fn as the oracle: it questions the image exactly
  * when the row expects a reason.

@@ -1,6 +1,6 @@
 /*
  * name_set.h --- a set of known names, searched for at every byte of a
- * buffer (lib/name_set.c).
+ * buffer (lib/util/name_set.c).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public

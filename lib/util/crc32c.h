@@ -1,6 +1,6 @@
 /*
  * crc32c.h --- crc32c with the CPU's instruction, and the checksums built
- * on it that e2secrm computes many times per run (lib/crc32c.c).
+ * on it that e2secrm computes many times per run (lib/util/crc32c.c).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public

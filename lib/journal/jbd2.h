@@ -5,7 +5,8 @@
  * documentation): block header, block types, journal superblock,
  * descriptor tags and tail, revoke and commit blocks.  Every on-disk
  * field is big-endian; the structures below only name the offsets, and
- * lib/journal_format.c reads them with ext2fs_be32_to_cpu() and friends.
+ * lib/journal/journal_format.c reads them with ext2fs_be32_to_cpu() and
+ * friends.
  * struct e2sr_jsb is the parsed superblock the rest of the engine uses.
  *
  * Copyright (C) 2026 The e2secrm authors.
