@@ -53,7 +53,7 @@
 
 #include <et/com_err.h>
 
-#include "cmd.h"
+#include "record.h"
 
 enum { REC_TEXT, REC_JSON, REC_FILES };
 
@@ -69,26 +69,9 @@ static struct {
 
 /*
  * The fields of the certificate that only a person knows, set with
- * --record-field KEY=VALUE: the key on the command line and the member
- * of the JSON certificate.
+ * --record-field KEY=VALUE (record.h names them).
  */
-enum rec_field {
-	FIELD_NAME,
-	FIELD_TITLE,
-	FIELD_ORGANIZATION,
-	FIELD_LOCATION,
-	FIELD_CONTACT,
-	FIELD_MEDIA_SOURCE,
-	FIELD_DESTINATION,
-	FIELD_CONF_BEFORE,
-	FIELD_CONF_AFTER,
-	FIELD_COUNT
-};
-
-static const struct {
-	const char	*key;
-	const char	*json;
-} field_names[FIELD_COUNT] = {
+const struct record_field_name record_field_names[FIELD_COUNT] = {
 	{ "name", "name" },
 	{ "title", "title" },
 	{ "organization", "organization" },
@@ -102,32 +85,6 @@ static const struct {
 
 /* Pointers into argv, which lives as long as the run; NULL: not given. */
 static const char *fields[FIELD_COUNT];
-
-/* What the device is, from stat, sysfs and udev; "" is unknown. */
-enum dev_type { DEV_MISSING, DEV_BLOCK, DEV_FILE, DEV_OTHER };
-
-struct dev_id {
-	enum dev_type	type;
-	char		real[PATH_MAX];	/* the path resolved */
-	char		name[64];		/* sysfs name: sdb1 */
-	char		disk[64];		/* its disk: sdb */
-	char		vendor[128];
-	char		model[128];
-	char		serial[128];
-	char		wwn[128];
-	char		media[96];
-	char		backing[PATH_MAX];	/* loop devices */
-	int		have_size;
-	uint64_t	size;			/* bytes */
-	char		sha256[65];	/* image files, after the run */
-	char		sha_error[128];
-};
-
-struct outcome {
-	const char	*code;		/* dry-run, refused, ... */
-	char		summary[512];	/* the record's first line */
-	int		wrote;		/* something may be written */
-};
 
 /* A string as printf makes it, allocated as libext2fs allocates. */
 static char *alloc_printf(const char *fmt, ...)
@@ -292,8 +249,8 @@ int record_field(const char *arg)
 	}
 	len = eq - arg;
 	for (i = 0; i < FIELD_COUNT; i++) {
-		if (strlen(field_names[i].key) != len ||
-		    strncmp(arg, field_names[i].key, len))
+		if (strlen(record_field_names[i].key) != len ||
+		    strncmp(arg, record_field_names[i].key, len))
 			continue;
 		fields[i] = eq[1] ? eq + 1 : NULL;
 		return 0;
@@ -603,30 +560,6 @@ static void decide_outcome(const struct cmd_opts *o, int status,
 	}
 }
 
-#define GUIDELINE	"NIST SP 800-88 Rev. 2, Guidelines for Media " \
-			"Sanitization (September 2025)"
-#define TECHNIQUES	"IEEE 2883-2022, Standard for Sanitizing Storage"
-
-/* Said on every record, whatever the run did. */
-static const char limits[] =
-	"A file-system-level run is logical sanitization of what one file "
-	"system addresses, within the scope its options chose; nothing "
-	"more.  It is never Purge (nor Destroy): it writes through the "
-	"device's ordinary interface and cannot reach space outside the "
-	"file system, sectors the device has remapped, over-provisioned or "
-	"other areas no logical address names.  It is never sanitization "
-	"of the whole device: for that, the device's own sanitize command, "
-	"cryptographic erase or destruction, as IEEE 2883 describes them "
-	"for the media.";
-
-/* The SP 800-88 Rev. 2 category of a run, and what it covered. */
-struct category {
-	const char	*name;		/* "Clear" or "none" */
-	const char	*description;	/* the certificate's line */
-	const char	*scope;		/* NULL: nothing done */
-	const char	*statement;
-};
-
 /*
  * Clear, in SP 800-88 Rev. 2 and IEEE 2883, applies logical techniques
  * to user-addressable storage.  An overwrite through the device's write
@@ -703,7 +636,7 @@ static void sanitization_category(const struct cmd_opts *o, int status,
 		"never Purge or Destroy.";
 }
 
-static const char *method_used(enum e2sr_method m)
+const char *record_method_used(enum e2sr_method m)
 {
 	switch (m) {
 	case E2SR_METHOD_ZERO:
@@ -742,7 +675,8 @@ static void verification_text(const struct e2sr_ctx *ctx,
 		snprintf(buf, len, "Full: sanitization verification by an "
 			 "independent read (--audit, nothing written): every "
 			 "place in the scope read with the caches off: %"
-			 PRIu64 " read, %" PRIu64 " not wiped%s", (uint64_t)read,
+			 PRIu64 " read, %" PRIu64 " not wiped%s",
+			 (uint64_t)read,
 			 (uint64_t)e2sr_audit_unwiped(ctx),
 			 ctx->stats.audit_random ? "; blocks overwritten with "
 			 "random bytes were not judged" : "");
@@ -839,21 +773,23 @@ static char *command_line(void)
 
 /* --- writing ------------------------------------------------------------- */
 
-static const char *or_unknown(const char *s)
+const char record_limits[] =
+	"A file-system-level run is logical sanitization of what one file "
+	"system addresses, within the scope its options chose; nothing "
+	"more.  It is never Purge (nor Destroy): it writes through the "
+	"device's ordinary interface and cannot reach space outside the "
+	"file system, sectors the device has remapped, over-provisioned or "
+	"other areas no logical address names.  It is never sanitization "
+	"of the whole device: for that, the device's own sanitize command, "
+	"cryptographic erase or destruction, as IEEE 2883 describes them "
+	"for the media.";
+
+const char *record_or_unknown(const char *s)
 {
 	return s && *s ? s : "unknown";
 }
 
-/* A JSON string, or null for what is unknown. */
-static void jstr(FILE *f, const char *s)
-{
-	if (s && *s)
-		json_string(f, s);
-	else
-		fputs("null", f);
-}
-
-static const char *dev_type_name(enum dev_type t)
+const char *record_dev_type_name(enum dev_type t)
 {
 	switch (t) {
 	case DEV_MISSING:
@@ -868,469 +804,6 @@ static const char *dev_type_name(enum dev_type t)
 	return "?";
 }
 
-struct facts {
-	const struct e2sr_ctx	*ctx;	/* NULL: refused before it */
-	const struct cmd_opts	*o;
-	int			status;
-	const char		*why;		/* the error, or NULL */
-	struct dev_id		dev;
-	struct outcome		out;
-	const struct fs_facts	*fs;
-	const char		*lib_ver, *lib_date;
-	const char		*person, *person_from;
-	struct utsname		uts;
-	char			start[32], end[32];
-	char			mode[256];
-	struct category		cat;
-	char			verify[320];
-	char			*command;	/* shell-quoted, or NULL */
-};
-
-/*
- * A value from outside (a label, a path, a field) and a newline, in the
- * text: as written, but for control characters, which would break the
- * line or drive the terminal that shows it, written \t or \xNN.  The
- * JSON form holds the exact bytes.
- */
-static void put_value(FILE *f, const char *s)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)s; p && *p; p++) {
-		if (*p == '\t')
-			fputs("\\t", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('\n', f);
-}
-
-/*
- * @s from column @col to 78, folded at blanks, continued at column @col;
- * the caller has put the cursor at @col.
- */
-static void put_wrapped(FILE *f, int col, const char *s)
-{
-	int width = 78 - col, n;
-
-	while (strlen(s) > (size_t)width) {
-		for (n = width; n > 0 && s[n] != ' '; n--)
-			;
-		if (!n)		/* one long word: let it run over */
-			n = strcspn(s, " ");
-		fprintf(f, "%.*s\n%*s", n, s, col, "");
-		s += n;
-		while (*s == ' ')
-			s++;
-	}
-	fprintf(f, "%s\n", s);
-}
-
-/* A certificate line: "not recorded" when @value is NULL. */
-static void put_field(FILE *f, const char *label, const char *value)
-{
-	fprintf(f, "    %-34s ", label);
-	put_value(f, value ? value : "not recorded");
-}
-
-static void write_text(FILE *f, const struct facts *x)
-{
-	const struct dev_id *d = &x->dev;
-	const struct e2sr_ctx *ctx = x->ctx;
-	struct run_counts found, wiped;
-	size_t i, n;
-	int k, q;
-
-	fprintf(f, "%s\n\n", x->out.summary);
-	fprintf(f, "e2secrm sanitization record (NIST SP 800-88 Rev. 2; "
-		"techniques: IEEE 2883)\n\n");
-	fprintf(f, "%-26s %s\n", "Outcome:", x->out.code);
-	fprintf(f, "%-26s %d\n", "Exit status:", x->status);
-	fprintf(f, "%-26s %s\n", "Error:", x->why ? x->why : "none");
-	fprintf(f, "%-26s %s\n", "Writes began:",
-		x->out.wrote ? "yes" : "no");
-
-	fprintf(f, "\nDevice\n");
-	fprintf(f, "  %-24s ", "Path:");
-	put_value(f, x->o->device);
-	fprintf(f, "  %-24s ", "Resolved path:");
-	put_value(f, or_unknown(d->real));
-	fprintf(f, "  %-24s %s\n", "Type:", dev_type_name(d->type));
-	if (d->type == DEV_BLOCK) {
-		fprintf(f, "  %-24s %s\n", "Kernel name:",
-			or_unknown(d->name));
-		fprintf(f, "  %-24s %s\n", "Disk:", or_unknown(d->disk));
-	}
-	fprintf(f, "  %-24s ", "Manufacturer:");
-	put_value(f, or_unknown(d->vendor));
-	fprintf(f, "  %-24s ", "Model:");
-	put_value(f, or_unknown(d->model));
-	fprintf(f, "  %-24s ", "Serial number:");
-	put_value(f, or_unknown(d->serial));
-	fprintf(f, "  %-24s ", "WWN:");
-	put_value(f, or_unknown(d->wwn));
-	fprintf(f, "  %-24s %s\n", "Media type:", or_unknown(d->media));
-	if (d->have_size)
-		fprintf(f, "  %-24s %" PRIu64 " bytes\n", "Size:", d->size);
-	else
-		fprintf(f, "  %-24s unknown\n", "Size:");
-	if (d->backing[0]) {
-		fprintf(f, "  %-24s ", "Backing file:");
-		put_value(f, d->backing);
-	}
-	if (d->type == DEV_FILE)
-		fprintf(f, "  %-24s %s (computed after the run)\n",
-			"Image sha256:", d->sha256[0] ? d->sha256 :
-			d->sha_error);
-
-	fprintf(f, "\nFilesystem\n");
-	if (x->fs && x->fs->opened) {
-		fprintf(f, "  %-24s %s\n", "UUID:", x->fs->uuid);
-		fprintf(f, "  %-24s ", "Label:");
-		put_value(f, x->fs->label[0] ? x->fs->label : "(none)");
-		fprintf(f, "  %-24s %u\n", "Block size:", x->fs->blocksize);
-		fprintf(f, "  %-24s %" PRIu64 "\n", "Blocks:", x->fs->blocks);
-	} else {
-		fprintf(f, "  not opened\n");
-	}
-
-	fprintf(f, "\nRun\n");
-	fprintf(f, "  %-24s e2secrm %s (%s)\n", "Tool:", E2SR_VERSION,
-		E2SR_DATE);
-	fprintf(f, "  %-24s %s (%s)\n", "libext2fs:", x->lib_ver,
-		x->lib_date);
-	fprintf(f, "  %-24s ", "Operator:");
-	fprintf(f, "%s (from %s)\n", x->person, x->person_from);
-	fprintf(f, "  %-24s ", "Host:");
-	put_value(f, x->uts.nodename);
-	/* One line, unfolded, so that it can be copied back to a shell. */
-	fprintf(f, "  %-24s %s\n", "Command line:",
-		x->command ? x->command : "unknown");
-	fprintf(f, "  %-24s %s\n", "Start (UTC):", x->start);
-	fprintf(f, "  %-24s %s\n", "End (UTC):", x->end);
-	fprintf(f, "  %-24s %s%s\n", "Mode:", x->o->audit ? "audit (--audit, "
-		"read-only): " : x->o->dry_run ? "dry run (-n): " : "",
-		x->mode);
-	fprintf(f, "  %-24s %s\n", "Method:", json_method_name(x->o->method));
-
-	fprintf(f, "\nSanitization\n");
-	fprintf(f, "  %-24s ", "Guideline:");
-	put_wrapped(f, 27, GUIDELINE);
-	fprintf(f, "  %-24s ", "Techniques:");
-	put_wrapped(f, 27, TECHNIQUES);
-	fprintf(f, "  %-24s %s\n", "Category:", x->cat.description);
-	fprintf(f, "  %-24s ", "Scope:");
-	put_wrapped(f, 27, x->cat.scope ? x->cat.scope : "none");
-	fprintf(f, "  %-24s ", "");
-	put_wrapped(f, 27, x->cat.statement);
-	fprintf(f, "  %-24s ", "What this run is not:");
-	put_wrapped(f, 27, limits);
-
-	if (!ctx) {
-		fprintf(f, "\nNothing was scanned: the run was refused before "
-			"the device was opened.\n");
-		goto certificate;
-	}
-	count_found(ctx, &found);
-	count_wiped(ctx, &wiped);
-	{
-		struct run_inodes ri;
-
-		count_inodes(ctx, &ri);
-		fprintf(f, "\nSecure-delete inodes: %zu (%zu in use, %zu "
-			"deleted, %zu only in the journal)\n", ri.total,
-			ri.live, ri.deleted, ri.historic);
-	}
-	fprintf(f, "\n  %-26s %14s %14s\n", "Residues, by kind", "found",
-		"wiped");
-	for (k = 0; k < E2SR_KIND_COUNT; k++)
-		for (q = 0; q < 2; q++)
-			if (e2sr_kinds[k]->count[q].record)
-				fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64
-					"\n", e2sr_kinds[k]->count[q].record,
-					found.n[k][q], wiped.n[k][q]);
-	fprintf(f, "  %-26s %14" PRIu64 " %14" PRIu64 "\n", "bytes (blocks)",
-		count_bytes(&found, x->fs->blocksize),
-		count_bytes(&wiped, x->fs->blocksize));
-	if (ctx->orphans.n) {
-		fprintf(f, "  %-24s %zu (%s):", "Orphans released:",
-			ctx->orphans.n,
-			ctx->orphans.how == E2SR_RECOVERY_REPLAYED ?
-			"written" : "in memory only");
-		for (i = 0; i < ctx->orphans.n; i++)
-			fprintf(f, "%s inode %u %s", i ? "," : "",
-				ctx->orphans.v[i].ino,
-				ctx->orphans.v[i].links ? "truncated" :
-				"deleted");
-		fprintf(f, "\n");
-	}
-
-	fprintf(f, "\nNot done\n");
-	fprintf(f, "  %-24s %zu", "Lost block maps:", ctx->plan.unrecoverable);
-	for (i = n = 0; i < ctx->inv.count; i++)
-		if (file_map_lost(&ctx->inv.files[i]))
-			fprintf(f, "%s inode %u generation %u", n++ ? "," : "",
-				ctx->inv.files[i].ino,
-				ctx->inv.files[i].generation);
-	fprintf(f, "\n");
-	if (ctx->plan.unrecoverable)
-		fprintf(f, "  %-24s %s\n", "", ctx->plan.answered &&
-			x->out.wrote && !(x->status & (E2SR_EXIT_ERROR |
-						       E2SR_EXIT_CANCELLED)) ?
-			"answered: free space, the journal's stale blocks "
-			"and removed names were wiped" :
-			"not answered: their blocks may remain in free space "
-			"or the journal");
-	if (ctx->coverage.how == E2SR_COVER_NONE)
-		fprintf(f, "  %-24s no journal: deletions whose inode was used "
-			"again cannot be traced\n", "Journal coverage:");
-	else if (ctx->coverage.how == E2SR_COVER_GAP)
-		fprintf(f, "  %-24s GAP: deletions before the history read "
-			"cannot be traced (%s)\n", "Journal coverage:",
-			ctx->plan.answered ? "free space, the journal's stale "
-			"blocks and removed names were planned for them" :
-			"not answered");
-	else
-		fprintf(f, "  %-24s complete back to %s\n",
-			"Journal coverage:",
-			ctx->coverage.how == E2SR_COVER_CREATION ?
-			"the journal's creation" : "the previous run");
-	fprintf(f, "  %-24s %zu\n", "Left for e2fsck:", ctx->plan.left);
-	fprintf(f, "  %-24s %zu\n", "Damaged directories:",
-		ctx->plan.name_dirs_damaged);
-	fprintf(f, "  %-24s %lu%s\n", "Writes retried:",
-		e2sr_io_watch_retried(), e2sr_io_watch_retried() ?
-		" (failed once, then succeeded: check the disk)" : "");
-
-certificate:
-	fprintf(f, "\n%-26s ", "Verification:");
-	put_wrapped(f, 27, x->verify);
-
-	/*
-	 * The sample certificate's fields (Rev. 1, Appendix G): the record
-	 * names only the revision in force, whose words the values use.
-	 */
-	fprintf(f, "\nCertificate of sanitization (the fields of the SP "
-		"800-88 sample certificate)\n");
-	fprintf(f, "  Person performing sanitization\n");
-	put_field(f, "Name:", fields[FIELD_NAME] ? fields[FIELD_NAME] :
-		  x->person);
-	put_field(f, "Title:", fields[FIELD_TITLE]);
-	put_field(f, "Organization:", fields[FIELD_ORGANIZATION]);
-	put_field(f, "Location:", fields[FIELD_LOCATION]);
-	put_field(f, "Phone or other contact:", fields[FIELD_CONTACT]);
-	fprintf(f, "  Media information\n");
-	put_field(f, "Manufacturer:", or_unknown(d->vendor));
-	put_field(f, "Model:", or_unknown(d->model));
-	put_field(f, "Serial number:", or_unknown(d->serial));
-	put_field(f, "Media type:", or_unknown(d->media));
-	put_field(f, "Media source:", fields[FIELD_MEDIA_SOURCE]);
-	put_field(f, "Pre-sanitization confidentiality:",
-		  fields[FIELD_CONF_BEFORE]);
-	fprintf(f, "  Sanitization details\n");
-	put_field(f, "Sanitization description:", x->cat.description);
-	put_field(f, "Method used:", x->out.wrote ?
-		  method_used(x->o->method) : "none (nothing was written)");
-	put_field(f, "Method details:", x->mode);
-	fprintf(f, "    %-34s e2secrm %s\n", "Tool used:", E2SR_VERSION);
-	fprintf(f, "    %-34s ", "Verification method:");
-	put_wrapped(f, 39, x->verify);
-	put_field(f, "Post-sanitization confidentiality:",
-		  fields[FIELD_CONF_AFTER]);
-	put_field(f, "Post-sanitization destination:",
-		  fields[FIELD_DESTINATION]);
-	fprintf(f, "  Signed\n");
-	put_field(f, "Date:", x->end);
-	put_field(f, "Host:", x->uts.nodename);
-	fprintf(f, "    %-34s ________________________________\n",
-		"Signature:");
-}
-
-static void write_json(FILE *f, const struct facts *x)
-{
-	const struct dev_id *d = &x->dev;
-	const struct e2sr_ctx *ctx = x->ctx;
-	struct run_counts c;
-	struct run_inodes ri;
-	size_t i, n;
-
-	fprintf(f, "{\n  \"record\": \"e2secrm sanitisation record\",\n");
-	fprintf(f, "  \"summary\": ");
-	json_string(f, x->out.summary);
-	fprintf(f, ",\n  \"outcome\": \"%s\",\n  \"writes_began\": %s,\n",
-		x->out.code, x->out.wrote ? "true" : "false");
-	fprintf(f, "  \"dry_run\": %s,\n", x->o->dry_run ? "true" : "false");
-	fprintf(f, "  \"device\": {\"path\": ");
-	json_string(f, x->o->device);
-	fprintf(f, ", \"resolved_path\": ");
-	jstr(f, d->real);
-	fprintf(f, ", \"type\": \"%s\", \"kernel_name\": ",
-		dev_type_name(d->type));
-	jstr(f, d->name);
-	fprintf(f, ", \"disk\": ");
-	jstr(f, d->disk);
-	fprintf(f, ", \"manufacturer\": ");
-	jstr(f, d->vendor);
-	fprintf(f, ", \"model\": ");
-	jstr(f, d->model);
-	fprintf(f, ", \"serial\": ");
-	jstr(f, d->serial);
-	fprintf(f, ", \"wwn\": ");
-	jstr(f, d->wwn);
-	fprintf(f, ", \"media_type\": ");
-	jstr(f, d->media);
-	if (d->have_size)
-		fprintf(f, ", \"size_bytes\": %" PRIu64, d->size);
-	else
-		fprintf(f, ", \"size_bytes\": null");
-	fprintf(f, ", \"backing_file\": ");
-	jstr(f, d->backing);
-	fprintf(f, ", \"image_sha256\": ");
-	jstr(f, d->sha256);
-	fprintf(f, ", \"image_sha256_when\": %s",
-		d->type == DEV_FILE ? "\"after the run\"" : "null");
-	if (d->sha_error[0]) {
-		fprintf(f, ", \"image_sha256_error\": ");
-		json_string(f, d->sha_error);
-	}
-	fprintf(f, "},\n  \"filesystem\": ");
-	if (x->fs && x->fs->opened) {
-		fprintf(f, "{\"uuid\": \"%s\", \"label\": ", x->fs->uuid);
-		json_string(f, x->fs->label);
-		fprintf(f, ", \"block_size\": %u, \"blocks\": %" PRIu64 "}",
-			x->fs->blocksize, x->fs->blocks);
-	} else {
-		fputs("null", f);
-	}
-	fprintf(f, ",\n  \"tool\": {\"name\": \"e2secrm\", \"version\": ");
-	json_string(f, E2SR_VERSION);
-	fprintf(f, ", \"date\": ");
-	json_string(f, E2SR_DATE);
-	fprintf(f, ", \"libext2fs_version\": ");
-	json_string(f, x->lib_ver);
-	fprintf(f, ", \"libext2fs_date\": ");
-	json_string(f, x->lib_date);
-	fprintf(f, "},\n  \"operator\": {\"name\": ");
-	json_string(f, x->person);
-	fprintf(f, ", \"from\": ");
-	json_string(f, x->person_from);
-	fprintf(f, "},\n  \"host\": ");
-	json_string(f, x->uts.nodename);
-	fprintf(f, ",\n  \"command_line\": [");
-	for (i = 0; rec.argv && i < (size_t)rec.argc; i++) {
-		fputs(i ? ", " : "", f);
-		json_string(f, rec.argv[i]);
-	}
-	fprintf(f, "],\n  \"command\": ");
-	jstr(f, x->command);
-	fprintf(f, ",\n  \"start\": \"%s\",\n  \"end\": \"%s\",\n",
-		x->start, x->end);
-	fprintf(f, "  \"mode\": ");
-	json_string(f, x->mode);
-	fprintf(f, ",\n  \"method\": \"%s\",\n",
-		json_method_name(x->o->method));
-	fprintf(f, "  \"nist_sp800_88\": {\"guideline\": ");
-	json_string(f, GUIDELINE);
-	fprintf(f, ", \"revision\": \"Rev. 2\", \"techniques\": ");
-	json_string(f, TECHNIQUES);
-	fprintf(f, ", \"category\": ");
-	json_string(f, x->cat.name);
-	fprintf(f, ", \"description\": ");
-	json_string(f, x->cat.description);
-	fprintf(f, ", \"scope\": ");
-	jstr(f, x->cat.scope);
-	fprintf(f, ", \"method_used\": ");
-	json_string(f, x->out.wrote ? method_used(x->o->method) : "none");
-	fprintf(f, ", \"statement\": ");
-	json_string(f, x->cat.statement);
-	fprintf(f, ", \"limits\": ");
-	json_string(f, limits);
-	fprintf(f, "},\n");
-	if (ctx) {
-		count_inodes(ctx, &ri);
-		fprintf(f, "  \"secure_delete_inodes\": {\"total\": %zu, "
-			"\"in_use\": %zu, \"deleted\": %zu, "
-			"\"journal_only\": %zu},\n  ", ri.total, ri.live,
-			ri.deleted, ri.historic);
-		fprintf(f, "\"orphans_released\": {\"written\": %s, "
-			"\"inodes\": [", ctx->orphans.how ==
-			E2SR_RECOVERY_REPLAYED ? "true" : "false");
-		for (i = 0; i < ctx->orphans.n; i++)
-			fprintf(f, "%s{\"inode\": %u, \"action\": \"%s\"}",
-				i ? ", " : "", ctx->orphans.v[i].ino,
-				ctx->orphans.v[i].links ? "truncated" :
-				"deleted");
-		fprintf(f, "]},\n  ");
-		count_found(ctx, &c);
-		json_counts(f, "found", &c);
-		count_wiped(ctx, &c);
-		fputs(",\n  ", f);
-		json_counts(f, "wiped", &c);
-		fprintf(f, ",\n  \"not_done\": {\"lost_maps\": [");
-		for (i = n = 0; i < ctx->inv.count; i++)
-			if (file_map_lost(&ctx->inv.files[i]))
-				fprintf(f, "%s{\"inode\": %u, \"generation\": "
-					"%u}", n++ ? ", " : "",
-					ctx->inv.files[i].ino,
-					ctx->inv.files[i].generation);
-		fprintf(f, "], \"unrecoverable\": %zu, \"all_free_planned\": "
-			"%s, \"untraced_answered\": %s, "
-			"\"left_for_e2fsck\": %zu, "
-			"\"damaged_directories\": %zu, "
-			"\"writes_retried\": %lu},\n  ",
-			ctx->plan.unrecoverable,
-			ctx->plan.free_all ? "true" : "false",
-			ctx->plan.answered ? "true" : "false", ctx->plan.left,
-			ctx->plan.name_dirs_damaged, e2sr_io_watch_retried());
-		json_coverage(f, ctx, x->o);
-		fputs(",\n  ", f);
-		json_verify(f, ctx);
-		fputs(",\n", f);
-	} else {
-		fprintf(f, "  \"secure_delete_inodes\": null,\n"
-			"  \"found\": null,\n  \"wiped\": null,\n"
-			"  \"not_done\": null,\n  \"coverage\": null,\n"
-			"  \"verify\": null,\n");
-	}
-	fprintf(f, "  \"verification_method\": ");
-	json_string(f, x->verify);
-	fprintf(f, ",\n  \"certificate\": {\"manufacturer\": ");
-	jstr(f, d->vendor);
-	fprintf(f, ", \"model\": ");
-	jstr(f, d->model);
-	fprintf(f, ", \"serial_number\": ");
-	jstr(f, d->serial);
-	fprintf(f, ", \"media_type\": ");
-	jstr(f, d->media);
-	fprintf(f, ", \"sanitization_description\": ");
-	json_string(f, x->cat.description);
-	fprintf(f, ", \"method_used\": ");
-	json_string(f, x->out.wrote ? method_used(x->o->method) : "none");
-	fprintf(f, ", \"method_details\": ");
-	json_string(f, x->mode);
-	fprintf(f, ", \"tool_used\": ");
-	json_string(f, "e2secrm " E2SR_VERSION);
-	fprintf(f, ", \"verification_method\": ");
-	json_string(f, x->verify);
-	/* The fields a person fills, in the order of the table. */
-	for (i = 0; i < FIELD_COUNT; i++) {
-		fprintf(f, ", \"%s\": ", field_names[i].json);
-		if (i == FIELD_NAME && !fields[i])
-			json_string(f, x->person);
-		else
-			json_string(f, fields[i] ? fields[i] :
-				    "not recorded");
-	}
-	fprintf(f, ", \"date\": \"%s\", \"host\": ", x->end);
-	json_string(f, x->uts.nodename);
-	fprintf(f, ", \"signature\": \"not recorded\"},\n  \"error\": ");
-	jstr(f, x->why);
-	fprintf(f, ",\n  \"exit_status\": %d\n}\n", x->status);
-}
-
-/* Write, sync and close one temporary file; 0 or -1 with errno. */
 static int finish_file(int i, const struct facts *x)
 {
 	FILE *f;
@@ -1341,9 +814,9 @@ static int finish_file(int i, const struct facts *x)
 		return -1;
 	rec.fd[i] = -1;
 	if (i == REC_TEXT)
-		write_text(f, x);
+		record_text(f, x);
 	else
-		write_json(f, x);
+		record_json(f, x);
 	if (fflush(f) || fsync(fileno(f))) {
 		err = errno;
 		fclose(f);
@@ -1423,6 +896,9 @@ int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	sanitization_category(o, status, &x.out, &x.cat);
 	verification_text(ctx, o, &x.out, x.verify, sizeof(x.verify));
 	x.command = command_line();
+	x.fields = fields;
+	x.argc = rec.argc;
+	x.argv = rec.argv;
 
 	for (i = 0; i < REC_FILES; i++) {
 		if (finish_file(i, &x)) {
