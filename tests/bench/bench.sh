@@ -149,6 +149,15 @@ want() {
 	[ "$ca" = cold ] && [ "$rep" = 1 ] && return 0
 	[ -z "${slow[$1]:-}" ]
 }
+# room_for_copy: twice the image's allocated bytes (the copy, and what
+# -y writes into its holes, at most as much again on the scale image:
+# 12.5 GiB on 16 GiB) leave SCALE_MIN_FREE_GB (15) GiB free.
+room_for_copy() {
+	local need avail
+	need=$(( $(du -k "$src" | cut -f1) * 2 ))
+	avail=$(df -k --output=avail "$BENCH_DIR" | tail -1)
+	[ $(( avail - need )) -ge $(( ${SCALE_MIN_FREE_GB:-15} * 1048576 )) ]
+}
 mark_slow() {
 	awk "BEGIN{exit !($last_s > $BENCH_SLOW_S)}" && slow[$1]=1
 	return 0
@@ -270,7 +279,9 @@ for im in "$@"; do
 				timed "$im" "$ca" "$rep" ddn "$rbytes" "" sh "$ddn"
 			fi
 
-			if want ey; then
+			if want ey && [ "$im" = scale ] && ! room_for_copy; then
+				say "$im: skipping -y: a copy of the image, grown by what -y writes, would leave under ${SCALE_MIN_FREE_GB:-15} GiB free"
+			elif want ey; then
 				fresh "$src" "$cp_"
 				if [ "$im" = scale ] && [ "$ca" = warm ]; then
 					"$E2SECRM" -n "$cp_" >/dev/null 2>&1
@@ -279,6 +290,8 @@ for im in "$@"; do
 				mark_slow ey
 				by=$(wiped_bytes "$work/ey.json")
 				set_bytes "$by"
+				# The scale image's copy (tens of GiB) goes first.
+				[ "$im" = scale ] && rm -f "$cp_"
 				if [ "$by" -gt 0 ]; then
 					rm -f "$work/ddw"
 					timed "$im" "$ca" "$rep" ddwy "$by" "" dd if=/dev/zero of="$work/ddw" bs=1M iflag=count_bytes count="$by" conv=fsync status=none

@@ -216,7 +216,7 @@ def scale_main(tsv, facts_path, out, e2secrm):
         if c is None and w is None:
             continue
         r = rss(t)
-        inp = med("cold", t, "in_kib")
+        inp = None if t == "ddwy" else med("cold", t, "in_kib")
         L.append("| %s | %s | %s | %s | %s | %s |" % (
             t, fmt_s(c), fmt_s(w), "-" if r is None else fmt_b(r * 1024),
             "-" if inp is None else fmt_b(inp * 1024), desc))
@@ -249,9 +249,23 @@ def scale_main(tsv, facts_path, out, e2secrm):
     L.append("| max RSS `-n` / `e2fsck -fn` <= 0.5 (%s / %s) | %s | |" % (
         fmt_b((re_ or 0) * 1024), fmt_b((rf or 0) * 1024),
         cell(ratio(re_, rf), 0.5)))
+    L.append("| (no target) `-y` / `dd` writing the bytes it wiped (ddwy) "
+             "| %s | %s |" % tuple(
+                 "n/a" if x is None else "%.2f" % x for x in (
+                     ratio(med("cold", "ey"), med("cold", "ddwy")),
+                     ratio(med("warm", "ey"), med("warm", "ddwy")))))
     L.append("")
     L.append("The targets of the cold runs are the issue's; warm ratios "
              "are shown for comparison. Where the time goes: PROFILE.md.")
+    jb, jc = g("journal_bytes", 0), med("cold", "ddj")
+    if jc:
+        L.append("")
+        L.append("Cold means the guest's page cache was dropped: the "
+                 "virtual disk's host may still hold the image (here `dd` "
+                 "read the %s journal cold at %.1f GB/s), so the dd floors "
+                 "are those of this VM's disk, far below a physical "
+                 "disk's, and a cold run differs from a warm one mostly "
+                 "by the guest's copies." % (fmt_b(jb), int(jb) / jc / 1e9))
     if errors:
         L.append("")
         L.append("Errors in this run: " + "; ".join(errors))
