@@ -3,6 +3,7 @@
 # by tests/bench.  Run as root.
 #
 #   bench.sh [-r REPEAT] [-o REPORT.md] [IMAGE...]   IMAGE: smoke small many huge
+#   bench.sh scale                                    (make bench-scale)
 #
 # Defaults: REPEAT $BENCH_REPEAT or 3; images small many huge; the report
 # tests/bench/BENCHMARKS.md, or $BENCH_DIR/BENCHMARKS-smoke.md when the
@@ -21,7 +22,21 @@
 #   zf    zerofree                             (fresh copy)
 #   eaf   e2secrm -y --all-free                (fresh copy)
 #   ddwaf dd writing as many bytes as eaf wiped, conv=fsync
-# Each timed command runs under /usr/bin/time for its max RSS; raw rows go
+#
+# The scale image (make bench-scale: built or reused by mkscale.sh in
+# $SCALE_DIR, default /var/tmp/e2secrm-scale; tens of GiB) is run once cold
+# and once warm by default, every command both ways, the read-only ones on
+# the cached image itself (no copy: -n and e2fsck -n open it read-only),
+# zerofree and --all-free not run.  Before the timed runs, readset.py
+# traces e2secrm -n and e2fsck -fn (strace: every read of the image) for
+# the bytes each reads; two more rows time the floor:
+#   ddr   readset.py replay: exactly the byte ranges e2secrm -n read,
+#         merged, in disk order, <= 1 MiB preads (dd's way, one in flight)
+#   ddn   dd of as many bytes of the image's data (never holes), 1 MiB
+# and -y warm is preceded by -n on its fresh copy (its metadata cached).
+# Its report is the scale section of BENCHMARKS.md (report.py --scale).
+# Each timed command runs under /usr/bin/time for its max RSS and its
+# file system inputs (bytes the kernel read from the device); raw rows go
 # to $BENCH_DIR/results-TAG.tsv and report.py turns them into medians,
 # ratios and targets in REPORT.md.
 #
@@ -71,7 +86,20 @@ mkdir -p "$work"
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-printf 'image\tcache\trep\ttool\tseconds\tuser\tsys\tmaxrss_kib\trc\tbytes\tnote\n' >"$tsv"
+scale_only=
+[ "$*" = scale ] && scale_only=1
+if [ -n "$scale_only" ]; then
+	: "${SCALE_DIR:=/var/tmp/e2secrm-scale}"
+	repeat=${BENCH_REPEAT:-1}
+	BENCH_SLOW_S=${BENCH_SCALE_SLOW_S:-1000000}
+	BENCH_SKIP=${BENCH_SKIP-zf eaf}
+	BENCH_DIR=$SCALE_DIR
+	tsv=$BENCH_DIR/results-$tag.tsv
+	facts=$BENCH_DIR/facts-$tag.tsv
+	work=$BENCH_DIR/work.$$
+	mkdir -p "$work"
+fi
+printf 'image\tcache\trep\ttool\tseconds\tuser\tsys\tmaxrss_kib\trc\tbytes\tnote\tin_kib\n' >"$tsv"
 : >"$facts"
 
 say() { echo "bench: $*"; }
@@ -81,18 +109,20 @@ fresh() { rm -f "$2"; cp --sparse=always "$1" "$2" && sync; }
 # timed IMAGE CACHE REP TOOL BYTES NOTE CMD...: one row of the table.
 # The command's stdout goes to $work/out, stderr to $work/err.
 timed() {
-	local im=$1 ca=$2 rep=$3 tool=$4 bytes=$5 note=$6 t0 t1 rc rss u s
+	local im=$1 ca=$2 rep=$3 tool=$4 bytes=$5 note=$6 t0 t1 rc rss u s in
 	shift 6
 	[ "$ca" = cold ] && drop
 	t0=$EPOCHREALTIME
-	/usr/bin/time -f '%M %U %S' -o "$work/time" "$@" >"$work/out" 2>"$work/err"
+	/usr/bin/time -f '%M %U %S %I' -o "$work/time" "$@" >"$work/out" 2>"$work/err"
 	rc=$?
 	t1=$EPOCHREALTIME
-	read -r rss u s <"$work/time" 2>/dev/null || rss=0 u=0 s=0
-	case $rss in *[!0-9]*|'') rss=$(tail -1 "$work/time" | cut -d' ' -f1) u=0 s=0 ;; esac
+	read -r rss u s in <"$work/time" 2>/dev/null || rss=0 u=0 s=0 in=0
+	case $rss in *[!0-9]*|'') read -r rss u s in < <(tail -1 "$work/time") ;; esac
+	case $rss in *[!0-9]*|'') rss=0 u=0 s=0 in=0 ;; esac
 	last_s=$(awk "BEGIN{printf \"%.4f\", $t1 - $t0}")
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$im" "$ca" "$rep" \
-		"$tool" "$last_s" "$u" "$s" "$rss" "$rc" "$bytes" "$note" >>"$tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$im" "$ca" "$rep" \
+		"$tool" "$last_s" "$u" "$s" "$rss" "$rc" "$bytes" "$note" \
+		"$(( ${in:-0} / 2 ))" >>"$tsv"
 	printf '  %-5s %-4s #%s %8ss  rss %6s KiB  rc %s %s\n' "$tool" "$ca" \
 		"$rep" "$last_s" "$rss" "$rc" "$note"
 	return 0
@@ -119,6 +149,15 @@ want() {
 	[ "$ca" = cold ] && [ "$rep" = 1 ] && return 0
 	[ -z "${slow[$1]:-}" ]
 }
+# room_for_copy: twice the image's allocated bytes (the copy, and what
+# -y writes into its holes, at most as much again on the scale image:
+# 12.5 GiB on 16 GiB) leave SCALE_MIN_FREE_GB (15) GiB free.
+room_for_copy() {
+	local need avail
+	need=$(( $(du -k "$src" | cut -f1) * 2 ))
+	avail=$(df -k --output=avail "$BENCH_DIR" | tail -1)
+	[ $(( avail - need )) -ge $(( ${SCALE_MIN_FREE_GB:-15} * 1048576 )) ]
+}
 mark_slow() {
 	awk "BEGIN{exit !($last_s > $BENCH_SLOW_S)}" && slow[$1]=1
 	return 0
@@ -126,11 +165,19 @@ mark_slow() {
 
 for im in "$@"; do
 	say "image $im"
-	bash "$here/mkimage.sh" "$im" || exit 8
-	src=$BENCH_DIR/$im.img
-	ro=$work/ro.img
 	cp_=$work/rw.img
-	fresh "$src" "$ro"
+	if [ "$im" = scale ]; then
+		src=$(SCALE_DIR=$SCALE_DIR bash "$here/mkscale.sh" | tail -1)
+		[ -f "$src" ] || exit 8
+		meta=${src%.img}.meta
+		ro=$src		# read-only runs: the cached image itself
+	else
+		bash "$here/mkimage.sh" "$im" || exit 8
+		src=$BENCH_DIR/$im.img
+		meta=$BENCH_DIR/$im.meta
+		ro=$work/ro.img
+		fresh "$src" "$ro"
+	fi
 	slow=()
 
 	# Facts: geometry, journal extents, inode table bytes read.
@@ -144,13 +191,14 @@ for im in "$@"; do
 	jext=$(debugfs -R 'ex -l <8>' "$src" 2>/dev/null |
 		awk 'NR > 1 && $NF ~ /^[0-9]+$/ {
 			print ($(NF-2) == "-" ? $(NF-3) : $(NF-1)), $NF }')
-	jbytes=$(sed -n 's/^journal_bytes=//p' "$BENCH_DIR/$im.meta")
+	jbytes=$(sed -n 's/^journal_bytes=//p' "$meta")
 	itable_init=$(( (groups - uninit) * ipg_blocks * bsize ))
 	itable_all=$(( groups * ipg_blocks * bsize ))
 	avail=$(( $(df -k --output=avail "$BENCH_DIR" | tail -1) * 1024 ))
 	freebytes=$(( freeb * bsize ))
 	aflags=
-	if [ "$freebytes" -gt $((avail / 2)) ]; then
+	if [ "$freebytes" -gt $((avail / 2)) ] &&
+	   case " ${BENCH_SKIP:-} " in *" eaf "*) false ;; *) true ;; esac; then
 		aflags="-m discard"
 		say "$im: $freebytes free bytes > half of $avail available: --all-free with -m discard, no dd write"
 	fi
@@ -165,8 +213,27 @@ for im in "$@"; do
 		printf '%s\tjournal_bytes\t%s\n' "$im" "$jbytes"
 		printf '%s\tjournal_extents\t%s\n' "$im" "$(echo "$jext" | wc -l)"
 		printf '%s\tallfree_flags\t%s\n' "$im" "${aflags:-none}"
-		sed "s/^\([^=]*\)=\(.*\)/$im\tmeta_\1\t\2/" "$BENCH_DIR/$im.meta"
+		tr '\t' ' ' <"$meta" | sed "s/^\([^=]*\)=\(.*\)/$im\tmeta_\1\t\2/"
 	} >>"$facts"
+
+	# The scale image: the bytes e2secrm -n and e2fsck -fn read (strace),
+	# then the dd floor for them: the same ranges, and as many bytes.
+	ddn=$work/ddn.sh
+	if [ "$im" = scale ]; then
+		say "$im: tracing the reads of e2secrm -n and e2fsck -fn"
+		for t in en fsck; do
+			case $t in
+			en) set -- "$E2SECRM" -n "$ro" ;;
+			fsck) set -- e2fsck -fn "$ro" ;;
+			esac
+			/usr/bin/python3 "$here/readset.py" trace "$ro" \
+				"$work/$t.ranges" -- "$@" | tr ' ' '\n' |
+				sed "s/^\([^=]*\)=\(.*\)/$im\treadset_${t}_\1\t\2/" >>"$facts"
+		done
+		rbytes=$(sed -n "s/^$im\treadset_en_bytes_unique\t//p" "$facts")
+		{ echo 'set -e'; /usr/bin/python3 "$here/readset.py" data "$ro" "$rbytes"; } >"$ddn"
+		printf '%s\tddn_pieces\t%s\n' "$im" "$(($(wc -l <"$ddn") - 1))" >>"$facts"
+	fi
 
 	[ -n "$jext" ] || { echo "bench: $im: no journal extents" >&2; exit 8; }
 	# The journal extents as one dd script, 1 MiB reads.
@@ -185,6 +252,10 @@ for im in "$@"; do
 			"$E2SECRM" -n "$ro" >/dev/null 2>&1
 			e2fsck -fn "$ro" >/dev/null 2>&1
 			sh "$ddj"
+			if [ "$im" = scale ]; then
+				/usr/bin/python3 "$here/readset.py" replay "$ro" "$work/en.ranges" >/dev/null
+				sh "$ddn"
+			fi
 		fi
 		rep=1
 		while [ "$rep" -le "$repeat" ]; do
@@ -204,13 +275,24 @@ for im in "$@"; do
 				timed "$im" "$ca" "$rep" ddj "$jbytes" "" sh "$ddj"
 				mark_slow ddj
 			fi
+			if [ "$im" = scale ]; then
+				timed "$im" "$ca" "$rep" ddr "$rbytes" "" /usr/bin/python3 "$here/readset.py" replay "$ro" "$work/en.ranges"
+				timed "$im" "$ca" "$rep" ddn "$rbytes" "" sh "$ddn"
+			fi
 
-			if want ey; then
+			if want ey && [ "$im" = scale ] && ! room_for_copy; then
+				say "$im: skipping -y: a copy of the image, grown by what -y writes, would leave under ${SCALE_MIN_FREE_GB:-15} GiB free"
+			elif want ey; then
 				fresh "$src" "$cp_"
+				if [ "$im" = scale ] && [ "$ca" = warm ]; then
+					"$E2SECRM" -n "$cp_" >/dev/null 2>&1
+				fi
 				timed "$im" "$ca" "$rep" ey 0 "" "$E2SECRM" -y --json "$work/ey.json" "$cp_"
 				mark_slow ey
 				by=$(wiped_bytes "$work/ey.json")
 				set_bytes "$by"
+				# The scale image's copy (tens of GiB) goes first.
+				[ "$im" = scale ] && rm -f "$cp_"
 				if [ "$by" -gt 0 ]; then
 					rm -f "$work/ddw"
 					timed "$im" "$ca" "$rep" ddwy "$by" "" dd if=/dev/zero of="$work/ddw" bs=1M iflag=count_bytes count="$by" conv=fsync status=none
@@ -241,8 +323,14 @@ for im in "$@"; do
 			rep=$((rep + 1))
 		done
 	done
-	rm -f "$ro" "$cp_"
+	[ "$ro" = "$src" ] || rm -f "$ro"
+	rm -f "$cp_"
 done
 
+if [ -n "$scale_only" ]; then
+	/usr/bin/python3 "$here/report.py" --scale "$tsv" "$facts" "$here/BENCHMARKS.md" "$E2SECRM" || exit 8
+	say "scale section written to $here/BENCHMARKS.md"
+	exit 0
+fi
 /usr/bin/python3 "$here/report.py" "$tsv" "$facts" "$report" "$E2SECRM" || exit 8
 say "report written to $report"

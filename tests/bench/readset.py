@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+# readset.py --- the bytes a command reads from an image, and a replay of
+# them (owned by tests/bench; used by bench.sh for the scale image).
+#
+#   readset.py trace IMAGE OUT.ranges -- CMD...
+#       Runs CMD under strace (-f -y: every read system call that names
+#       IMAGE's path, pread64/preadv/preadv2/read/readv), and writes the
+#       byte ranges it read, sorted and merged, one "START LENGTH" a line.
+#       Prints: calls=N bytes_read=N (with repeats) bytes_unique=N
+#       extents=N reads_without_offset=N
+#   readset.py replay IMAGE RANGES
+#       Reads exactly those ranges from IMAGE in disk order, one pread
+#       of at most 1 MiB at a time into one buffer (dd's way: one read in
+#       flight, no page-cache bypass): the floor for reading the same
+#       bytes.  Prints the bytes read.
+#   readset.py data IMAGE BYTES
+#       Prints dd commands reading BYTES bytes of IMAGE's allocated data
+#       (SEEK_DATA/SEEK_HOLE, never a hole), in order, 1 MiB reads: the
+#       sequential floor for as many bytes.
+import os
+import re
+import subprocess
+import sys
+
+LINE = re.compile(r'^(?:\d+\s+)?(pread64|preadv2?|readv?)\((\d+)<([^>]*)>,'
+                  r'(.*)\)\s+=\s+(-?\d+)')
+
+
+def trace(image, out, cmd):
+    real = os.path.realpath(image)
+    log = out + ".strace"
+    subprocess.run(["strace", "-f", "-y", "-s0", "-o", log, "-e",
+                    "trace=pread64,preadv,preadv2,read,readv"] + cmd,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ranges = []
+    calls = total = nooff = 0
+    for line in open(log):
+        m = LINE.match(line)
+        if not m or m.group(3) != real:
+            continue
+        call, args, ret = m.group(1), m.group(4), int(m.group(5))
+        if ret <= 0:
+            continue
+        calls += 1
+        total += ret
+        if call in ("read", "readv"):
+            nooff += 1
+            continue
+        # The offset is the last argument (preadv2: before the flags).
+        parts = [p.strip() for p in args.split(",")]
+        off = int(parts[-2] if call == "preadv2" else parts[-1])
+        ranges.append((off, ret))
+    os.unlink(log)
+    ranges.sort()
+    merged = []
+    for off, n in ranges:
+        if merged and off <= merged[-1][0] + merged[-1][1]:
+            last = merged[-1]
+            merged[-1] = (last[0], max(last[1], off + n - last[0]))
+        else:
+            merged.append((off, n))
+    with open(out, "w") as f:
+        for off, n in merged:
+            f.write("%d %d\n" % (off, n))
+    print("calls=%d bytes_read=%d bytes_unique=%d extents=%d "
+          "reads_without_offset=%d" % (calls, total,
+                                       sum(n for _, n in merged),
+                                       len(merged), nooff))
+
+
+def replay(image, rpath):
+    fd = os.open(image, os.O_RDONLY)
+    buf = bytearray(1 << 20)
+    mv = memoryview(buf)
+    done = 0
+    for line in open(rpath):
+        off, n = map(int, line.split())
+        while n > 0:
+            k = os.preadv(fd, [mv[:min(n, len(buf))]], off)
+            if k <= 0:
+                break
+            off += k
+            n -= k
+            done += k
+    os.close(fd)
+    print(done)
+
+
+def data(image, want):
+    fd = os.open(image, os.O_RDONLY)
+    end = os.fstat(fd).st_size
+    off = 0
+    while want > 0 and off < end:
+        try:
+            d = os.lseek(fd, off, os.SEEK_DATA)
+        except OSError:
+            break
+        h = os.lseek(fd, d, os.SEEK_HOLE)
+        n = min(h - d, want)
+        print("dd if='%s' of=/dev/null bs=1M iflag=skip_bytes,count_bytes "
+              "skip=%d count=%d status=none" % (image, d, n))
+        want -= n
+        off = h
+    os.close(fd)
+
+
+def main():
+    if sys.argv[1] == "trace" and sys.argv[4] == "--":
+        trace(sys.argv[2], sys.argv[3], sys.argv[5:])
+    elif sys.argv[1] == "replay":
+        replay(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "data":
+        data(sys.argv[2], int(sys.argv[3]))
+    else:
+        sys.exit("usage: readset.py trace|replay|data ...")
+
+
+if __name__ == "__main__":
+    main()
