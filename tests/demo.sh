@@ -35,8 +35,8 @@ grep -a -c DEMO-SECRET "$img" || true
 say "e2secrm -n -v demo.img (dry run)"
 "$E2SECRM" -n -v "$img" || true
 
-say "e2secrm -v demo.img"
-"$E2SECRM" -v "$img" || status=$?
+say "e2secrm -y -v demo.img (nobody to ask here: -y answers yes)"
+"$E2SECRM" -y -v "$img" || status=$?
 echo "exit status ${status:-0} (1: residues found and wiped)"
 
 say "Afterwards"
