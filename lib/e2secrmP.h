@@ -168,8 +168,7 @@ struct e2sr_unseen {
 errcode_t e2sr_unseen_whole(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
 			    __u32 tid, int *whole);
 errcode_t e2sr_unseen_mark(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
-			   __u32 *tids, size_t n, struct e2sr_owned *owned,
-			   size_t nowned);
+			   __u32 *tids, size_t n);
 void e2sr_unseen_free(struct e2sr_unseen *u);
 errcode_t e2sr_owned_index(struct e2sr_ctx *ctx, struct e2sr_owned *runs,
 			   size_t n);

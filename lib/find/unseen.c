@@ -43,6 +43,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,16 +124,34 @@ static size_t first_copy(const struct e2sr_unseen *u, __u32 tid)
 	return lo;
 }
 
+/* The first run of the index that ends after @blk (inv->owned_count: none). */
+static size_t owned_from(const struct e2sr_inventory *inv, blk64_t blk)
+{
+	size_t lo = 0, hi = inv->owned_count, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (inv->owned[mid].pblk + inv->owned[mid].len <= blk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Mark the blocks one bitmap copy calls free that the device calls free
- * too and that no owner wrote since (@written).
+ * too and that no owner wrote after the copy's transaction (the index of
+ * e2sr_owned_index(), walked beside the group's blocks).
  */
 static errcode_t mark_copy(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
-			   const struct bbcopy *c, ext2fs_block_bitmap written)
+			   const struct bbcopy *c)
 {
 	ext2_filsys fs = ctx->fs;
+	const struct e2sr_inventory *inv = &ctx->inv;
 	struct e2sr_jreplay r;
 	blk64_t first, blk;
+	size_t k;
 	__u32 i, n;
 	errcode_t err;
 
@@ -146,12 +165,18 @@ static errcode_t mark_copy(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
 	n = ext2fs_group_last_block2(fs, c->group) - first + 1;
 	if (n > fs->blocksize * 8)
 		n = fs->blocksize * 8;
+	k = owned_from(inv, first);
 	for (i = 0; i < n; i++) {
 		if (u->block[i >> 3] & (1 << (i & 7)))
 			continue;
 		blk = first + i;
+		while (k < inv->owned_count &&
+		       inv->owned[k].pblk + inv->owned[k].len <= blk)
+			k++;
+		if (k < inv->owned_count && inv->owned[k].pblk <= blk &&
+		    inv->owned[k].tid > c->sequence)
+			continue;	/* written since */
 		if (ext2fs_test_block_bitmap2(fs->block_map, blk) ||
-		    ext2fs_test_block_bitmap2(written, blk) ||
 		    e2sr_live_blocks(ctx, blk, 1))
 			continue;
 		if (!ext2fs_test_block_bitmap2(ctx->inv.unseen, blk)) {
@@ -196,25 +221,16 @@ static int cmp_tid_desc(const void *a, const void *b)
 	return x > y ? -1 : x < y;
 }
 
-static int cmp_owned_desc(const void *a, const void *b)
-{
-	const struct e2sr_owned *x = a, *y = b;
-
-	return x->tid > y->tid ? -1 : x->tid < y->tid;
-}
-
 /*
  * Mark what files may have gained and lost inside transactions @tids
- * (any order, repeats allowed; sorted here), less what @owned (sorted
- * here too) shows written after each.
+ * (any order, repeats allowed; sorted here), less what the owned index
+ * (e2sr_owned_index(), made first) shows written after each.
  */
 errcode_t e2sr_unseen_mark(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
-			   __u32 *tids, size_t n, struct e2sr_owned *owned,
-			   size_t nowned)
+			   __u32 *tids, size_t n)
 {
 	ext2_filsys fs = ctx->fs;
-	ext2fs_block_bitmap written = NULL;
-	size_t i, k = 0, c;
+	size_t i, c;
 	__u32 tid;
 	errcode_t err;
 
@@ -230,96 +246,230 @@ errcode_t e2sr_unseen_mark(struct e2sr_ctx *ctx, struct e2sr_unseen *u,
 		err = ext2fs_allocate_block_bitmap(fs,
 				"blocks gained between two full commits",
 				&ctx->inv.unseen);
-	if (!err)
-		err = ext2fs_allocate_block_bitmap(fs, "blocks written since",
-						   &written);
 	if (err)
-		goto out;
+		return err;
 	qsort(tids, n, sizeof(*tids), cmp_tid_desc);
-	if (nowned)
-		qsort(owned, nowned, sizeof(*owned), cmp_owned_desc);
 	for (i = 0; i < n; i++) {
 		tid = tids[i];
 		if (i && tids[i - 1] == tid)
 			continue;
-		for (; k < nowned && owned[k].tid > tid; k++)
-			ext2fs_mark_block_bitmap_range2(written, owned[k].pblk,
-							owned[k].len);
 		for (c = first_copy(u, tid);
 		     c < u->ncopies && u->copies[c].sequence == tid; c++) {
 			if (!u->copies[c].whole)
 				continue;
-			err = mark_copy(ctx, u, &u->copies[c], written);
+			err = mark_copy(ctx, u, &u->copies[c]);
 			if (err)
-				goto out;
+				return err;
 		}
 	}
-out:
-	if (written)
-		ext2fs_free_block_bitmap(written);
-	return err;
+	return 0;
 }
 
-static int cmp_owned_pblk(const void *a, const void *b)
+/* Runs by first block, in place (glibc's qsort copies the whole array). */
+static int owned_lt(const struct e2sr_owned *x, const struct e2sr_owned *y)
 {
-	const struct e2sr_owned *x = a, *y = b;
+	return x->pblk < y->pblk || (x->pblk == y->pblk && x->len < y->len);
+}
 
-	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
+static void owned_swap(struct e2sr_owned *x, struct e2sr_owned *y)
+{
+	struct e2sr_owned t = *x;
+
+	*x = *y;
+	*y = t;
+}
+
+static void owned_sift(struct e2sr_owned *v, size_t i, size_t n)
+{
+	size_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && owned_lt(&v[c], &v[c + 1]))
+			c++;
+		if (!owned_lt(&v[i], &v[c]))
+			return;
+		owned_swap(&v[i], &v[c]);
+		i = c;
+	}
 }
 
 /*
- * Keep in the inventory, for the plan, the newest transaction each block
- * of @runs (sorted here, newest first) was written in: runs taken newest
- * first, each gives its transaction to the blocks no newer run gave one,
- * so the inventory's runs do not overlap, and are then sorted by block.
+ * Quicksort, the median of three as pivot, the smaller side first; a heap
+ * sort once the depth says the pivots are bad (a log can be made so).
+ */
+static void owned_sort(struct e2sr_owned *v, size_t n, unsigned int depth)
+{
+	struct e2sr_owned p;
+	size_t i, j, m;
+
+	while (n > 16) {
+		if (!depth--) {
+			for (i = n / 2; i-- > 0;)
+				owned_sift(v, i, n);
+			for (i = n - 1; i > 0; i--) {
+				owned_swap(&v[0], &v[i]);
+				owned_sift(v, 0, i);
+			}
+			return;
+		}
+		m = n / 2;
+		if (owned_lt(&v[m], &v[0]))
+			owned_swap(&v[m], &v[0]);
+		if (owned_lt(&v[n - 1], &v[0]))
+			owned_swap(&v[n - 1], &v[0]);
+		if (owned_lt(&v[n - 1], &v[m]))
+			owned_swap(&v[n - 1], &v[m]);
+		p = v[m];
+		i = 0;
+		j = n - 1;
+		for (;;) {
+			while (owned_lt(&v[i], &p))
+				i++;
+			while (owned_lt(&p, &v[j]))
+				j--;
+			if (i >= j)
+				break;
+			owned_swap(&v[i++], &v[j--]);
+		}
+		/* [0, j] and [j + 1, n): recurse into the smaller. */
+		if (j + 1 < n - j - 1) {
+			owned_sort(v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			owned_sort(v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (i = 1; i < n; i++) {
+		p = v[i];
+		for (j = i; j > 0 && owned_lt(&p, &v[j - 1]); j--)
+			v[j] = v[j - 1];
+		v[j] = p;
+	}
+}
+
+/* The runs over the place the sweep is at, the newest on top. */
+struct owned_heap {
+	struct e2sr_owned	*v;	/* pblk here: where the run ends */
+	size_t			n;
+	size_t			alloc;
+};
+
+static errcode_t heap_push(struct owned_heap *h, blk64_t end, __u32 tid)
+{
+	size_t i, up;
+	errcode_t err;
+
+	err = e2sr_array_room(&h->v, &h->alloc, h->n + 1, sizeof(*h->v));
+	if (err)
+		return err;
+	for (i = h->n++; i > 0; i = up) {
+		up = (i - 1) / 2;
+		if (h->v[up].tid >= tid)
+			break;
+		h->v[i] = h->v[up];
+	}
+	h->v[i].pblk = end;
+	h->v[i].tid = tid;
+	return 0;
+}
+
+static void heap_pop(struct owned_heap *h)
+{
+	struct e2sr_owned last = h->v[--h->n];
+	size_t i = 0, c;
+
+	while ((c = 2 * i + 1) < h->n) {
+		if (c + 1 < h->n && h->v[c + 1].tid > h->v[c].tid)
+			c++;
+		if (last.tid >= h->v[c].tid)
+			break;
+		h->v[i] = h->v[c];
+		i = c;
+	}
+	if (h->n)
+		h->v[i] = last;
+}
+
+/* One piece of the index: joined to the last when it goes on from it. */
+static errcode_t index_piece(struct e2sr_inventory *inv, size_t *alloc,
+			     blk64_t pblk, blk64_t end, __u32 tid)
+{
+	struct e2sr_owned *last;
+	errcode_t err;
+
+	last = inv->owned_count ? &inv->owned[inv->owned_count - 1] : NULL;
+	if (last && last->tid == tid && last->pblk + last->len == pblk &&
+	    end - last->pblk <= UINT32_MAX) {
+		last->len = end - last->pblk;
+		return 0;
+	}
+	err = e2sr_array_room(&inv->owned, alloc, inv->owned_count + 1,
+			      sizeof(*inv->owned));
+	if (err)
+		return err;
+	inv->owned[inv->owned_count].pblk = pblk;
+	inv->owned[inv->owned_count].len = end - pblk;
+	inv->owned[inv->owned_count].tid = tid;
+	inv->owned_count++;
+	return 0;
+}
+
+/*
+ * Keep in the inventory, for the plan and for e2sr_unseen_mark(), the
+ * newest transaction each block of @runs (sorted here, by block) was
+ * written in: one sweep over the blocks, the runs over the place it is
+ * at in a heap by transaction, a piece given where the newest changes.
+ * The pieces do not overlap and are in block order.
  */
 errcode_t e2sr_owned_index(struct e2sr_ctx *ctx, struct e2sr_owned *runs,
 			   size_t n)
 {
 	struct e2sr_inventory *inv = &ctx->inv;
-	ext2fs_block_bitmap seen = NULL;
-	blk64_t b, last, zero, set;
-	size_t i, alloc = 0;
-	errcode_t err;
+	struct owned_heap h;
+	blk64_t at = 0, next, end;
+	size_t i = 0, alloc = 0;
+	unsigned int depth = 0;
+	errcode_t err = 0;
 
 	ext2fs_free_mem(&inv->owned);
 	inv->owned_count = 0;
 	if (!n)
 		return 0;
-	err = ext2fs_allocate_block_bitmap(ctx->fs, "blocks owned since",
-					   &seen);
-	if (err)
-		return err;
-	qsort(runs, n, sizeof(*runs), cmp_owned_desc);
-	for (i = 0; i < n; i++) {
-		b = runs[i].pblk;
-		last = runs[i].pblk + runs[i].len - 1;
-		while (b <= last) {
-			if (ext2fs_find_first_zero_block_bitmap2(seen, b, last,
-								 &zero))
+	for (i = n; i; i >>= 1)
+		depth += 2;
+	owned_sort(runs, n, depth);
+	memset(&h, 0, sizeof(h));
+	i = 0;
+	while (i < n || h.n) {
+		while (h.n && h.v[0].pblk <= at)
+			heap_pop(&h);	/* ended */
+		if (!h.n) {
+			if (i >= n)
 				break;
-			if (ext2fs_find_first_set_block_bitmap2(seen, zero,
-								last, &set))
-				set = last + 1;
-			err = e2sr_array_room(&inv->owned, &alloc,
-					      inv->owned_count + 1,
-					      sizeof(*inv->owned));
+			at = runs[i].pblk;
+		}
+		for (; i < n && runs[i].pblk == at; i++) {
+			err = heap_push(&h, at + runs[i].len, runs[i].tid);
 			if (err)
 				goto out;
-			inv->owned[inv->owned_count].pblk = zero;
-			inv->owned[inv->owned_count].len = set - zero;
-			inv->owned[inv->owned_count].tid = runs[i].tid;
-			inv->owned_count++;
-			ext2fs_mark_block_bitmap_range2(seen, zero, set - zero);
-			b = set;
 		}
+		while (h.n && h.v[0].pblk <= at)
+			heap_pop(&h);
+		if (!h.n)
+			continue;
+		next = i < n ? runs[i].pblk : h.v[0].pblk;
+		end = h.v[0].pblk < next ? h.v[0].pblk : next;
+		err = index_piece(inv, &alloc, at, end, h.v[0].tid);
+		if (err)
+			goto out;
+		at = end;
 	}
-	/* Runs of an empty range give none (glibc's qsort wants a base). */
-	if (inv->owned_count)
-		qsort(inv->owned, inv->owned_count, sizeof(*inv->owned),
-		      cmp_owned_pblk);
+	e2sr_array_trim(&inv->owned, &alloc, inv->owned_count,
+			sizeof(*inv->owned));
 out:
-	ext2fs_free_block_bitmap(seen);
+	ext2fs_free_mem(&h.v);
 	return err;
 }
 
