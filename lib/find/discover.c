@@ -39,7 +39,6 @@
  * License, version 2.
  */
 #include <stddef.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2020,95 +2019,33 @@ static int committed(const struct discover *d, __u32 tid)
 				 cmp_commit_time) != NULL;
 }
 
-/*
- * The runs owners wrote, each (block, length) once with the newest
- * transaction that shows it: every use of the list (unseen.c) asks only
- * whether some run over a block is newer than a transaction, so an older
- * copy of the same run adds nothing.  A record is logged again with
- * every change to its inode table block, and on a wrapped 1 GiB log the
- * same runs came 2.4 times each (3.5 million for 1.4 million).  The
- * slots are an open-addressed index into @v (one more than the place, 0
- * empty), kept at most half full.
- */
 struct owned_list {
 	struct e2sr_owned	*v;
 	size_t			n;
 	size_t			alloc;
-	__u32			*slot;
-	size_t			nslot;	/* a power of two, or 0 */
 	blk64_t			first;	/* of the filesystem: [first, end) */
 	blk64_t			end;
 	/* Only runs over these blocks matter (NULL: all of them). */
 	ext2fs_block_bitmap	interest;
 };
 
-static size_t owned_hash(const struct owned_list *o, blk64_t pblk, __u32 len)
-{
-	__u64 h = pblk * 0x9e3779b97f4a7c15ULL ^ len * 0xc2b2ae3d27d4eb4fULL;
-
-	return (h ^ (h >> 29)) & (o->nslot - 1);
-}
-
-/* The slot of run (@pblk, @len): where it is, or the empty one for it. */
-static size_t owned_slot(const struct owned_list *o, blk64_t pblk, __u32 len)
-{
-	size_t h = owned_hash(o, pblk, len);
-	const struct e2sr_owned *e;
-
-	while (o->slot[h]) {
-		e = &o->v[o->slot[h] - 1];
-		if (e->pblk == pblk && e->len == len)
-			break;
-		h = (h + 1) & (o->nslot - 1);
-	}
-	return h;
-}
-
-/* Twice the slots, every run placed again. */
-static errcode_t owned_grow(struct owned_list *o)
-{
-	size_t nslot = o->nslot ? o->nslot * 2 : 1024, i;
-	errcode_t err;
-
-	if (nslot > SIZE_MAX / 2 / sizeof(*o->slot))
-		return EXT2_ET_NO_MEMORY;
-	ext2fs_free_mem(&o->slot);
-	err = ext2fs_get_arrayzero(nslot, sizeof(*o->slot), &o->slot);
-	if (err)
-		return err;
-	o->nslot = nslot;
-	for (i = 0; i < o->n; i++)
-		o->slot[owned_slot(o, o->v[i].pblk, o->v[i].len)] = i + 1;
-	return 0;
-}
-
+/*
+ * Block 0 is no run: it is what a record without an EA block, or an
+ * indirect map's unused pointer, says (and on 1 KiB blocks it is before
+ * the first).  Every such record added it once: 1.4 million times on the
+ * scale image, half the list.
+ */
 static errcode_t add_owned(struct owned_list *o, blk64_t pblk, __u32 len,
 			   __u32 tid)
 {
-	struct e2sr_owned *e;
-	size_t h;
 	errcode_t err;
 
-	if (!len || pblk < o->first || pblk >= o->end ||
+	if (!pblk || !len || pblk < o->first || pblk >= o->end ||
 	    len > o->end - pblk)
 		return 0;
 	if (o->interest &&
 	    ext2fs_test_block_bitmap_range2(o->interest, pblk, len))
 		return 0;	/* none of them is a block in question */
-	if (o->n >= UINT32_MAX - 1)
-		return EXT2_ET_NO_MEMORY;
-	if ((o->n + 1) * 2 > o->nslot) {
-		err = owned_grow(o);
-		if (err)
-			return err;
-	}
-	h = owned_slot(o, pblk, len);
-	if (o->slot[h]) {
-		e = &o->v[o->slot[h] - 1];
-		if (tid > e->tid)
-			e->tid = tid;
-		return 0;
-	}
 	err = e2sr_array_room(&o->v, &o->alloc, o->n + 1, sizeof(*o->v));
 	if (err)
 		return err;
@@ -2116,7 +2053,6 @@ static errcode_t add_owned(struct owned_list *o, blk64_t pblk, __u32 len,
 	o->v[o->n].len = len;
 	o->v[o->n].tid = tid;
 	o->n++;
-	o->slot[h] = o->n;
 	return 0;
 }
 
@@ -2277,7 +2213,6 @@ static errcode_t account_owners(struct discover *d)
 	/* A window's blocks are any free block of its groups: all runs. */
 	o.interest = d->nwins ? NULL : set;
 	err = collect_owned(d, &o);
-	ext2fs_free_mem(&o.slot);
 	if (!err)
 		err = e2sr_owned_index(d->ctx, o.v, o.n);
 	ext2fs_free_mem(&o.v);
@@ -2285,7 +2220,6 @@ static errcode_t account_owners(struct discover *d)
 		err = e2sr_unseen_mark(d->ctx, &d->unseen, d->wins,
 				       d->nwins);
 out:
-	ext2fs_free_mem(&o.slot);
 	ext2fs_free_mem(&o.v);
 	if (set)
 		ext2fs_free_block_bitmap(set);
