@@ -37,6 +37,8 @@ for f in /usr/sbin/e2secrm /usr/sbin/e2secrm-maint \
 	 /lib/systemd/system/e2secrm-maint@.service \
 	 /lib/systemd/system/e2secrm-maint@.timer \
 	 /lib/systemd/system/e2secrm-fail@.service \
+	 /lib/systemd/system/e2secrm_all.service \
+	 /lib/systemd/system/e2secrm_all.timer \
 	 /usr/lib/e2secrm/e2secrm-fail \
 	 /usr/share/doc/e2secrm/e2secrm.cron /usr/share/doc/e2secrm/copyright \
 	 /var/lib/e2secrm/ /etc/e2secrm.conf /usr/lib/e2secrm/e2secrm-boot.sh \
