@@ -331,8 +331,13 @@ fi
 if [ -S /run/systemd/journal/socket ] && command -v journalctl >/dev/null &&
    journalctl -n 0 >/dev/null 2>&1; then
 	since=$(date '+%Y-%m-%d %H:%M:%S')
+	(cd "$T/busy" && sleep 30) &
+	busy=$!
+	sleep 0.5
 	E2SECRM_MAINT_LOG=1 E2SECRM_ROOT=$T/rootfs E2SECRM=$E2SECRM \
 		E2SECRM_CONF=$T/e2secrm.conf sh "$M" --all >/dev/null 2>&1
+	kill $busy 2>/dev/null
+	wait $busy 2>/dev/null
 	sleep 1
 	got=$(journalctl -o json --since "$since" MESSAGE_ID=$MSGID \
 		"UUID=$u_res" 2>/dev/null | jq -r '.EXIT_STATUS + " " + .DEVICE' |
