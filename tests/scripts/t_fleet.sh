@@ -63,6 +63,16 @@ same_as_json() {
 	done
 	[ "$(mval "$1" e2secrm_written_bytes_total)" = \
 	  "$(jq .wiped.bytes "$2")" ] || why="$why bytes;"
+	lost=$(awk '/^e2secrm_maps_lost\{/ { n += $NF } END { print n + 0 }' "$1")
+	[ "$lost" = "$(jq '.unrecoverable | length' "$2")" ] ||
+		why="$why maps_lost $lost;"
+	# The journal's coverage: the same times, or no sample when unknown.
+	for end in oldest newest; do
+		t=$(jq ".coverage.${end}_time // 0" "$2")
+		m=$(mval "$1" "e2secrm_journal_${end}_transaction_timestamp_seconds")
+		[ "$t" = 0 ] && [ -z "$m" ] && continue
+		[ "$m" = "$t" ] || why="$why ${end}_time $m/$t;"
+	done
 }
 
 # A deleted +s file on a debugfs-made image.
@@ -185,6 +195,33 @@ else
 	fail "fleet: --metrics after a cancelled wipe" "rc=$rc:$why"
 fi
 rm -f "$T/c0.img" "$T/c.img"
+
+# The journal's coverage from a kernel-written journal: its oldest and
+# newest commit times, as --json gives them.
+if why=$(can_loop_mount); then
+	K=$T/k.img
+	mkimg "$K" 32M -t ext4
+	kmount "$K"
+	for i in 1 2 3; do
+		head -c 20000 /dev/urandom >"$T/mnt/f$i"
+		chattr +s "$T/mnt/f$i"
+		sync
+	done
+	rm "$T/mnt/f2"
+	sync
+	kumount
+	run_e2secrm -n --metrics "$T/k.prom" --json "$T/k.json" "$K"
+	same_as_json "$T/k.prom" "$T/k.json"
+	if promcheck "$T/k.prom" && [ -z "$why" ] &&
+	   [ -n "$(mval "$T/k.prom" e2secrm_journal_newest_transaction_timestamp_seconds)" ]; then
+		pass "fleet: --metrics gives the journal's oldest and newest commit times, as --json (exit $rc)"
+	else
+		fail "fleet: --metrics journal coverage" "rc=$rc:$why $(grep journal "$T/k.prom")"
+	fi
+	rm -f "$K"
+else
+	skip "fleet: --metrics journal coverage of a kernel-made image" "$why"
+fi
 
 # --- e2secrm-maint --all, installed as make install puts it ---
 D=$T/root
