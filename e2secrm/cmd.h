@@ -61,6 +61,7 @@ struct cmd_opts {
 	const char		*state_dir;	/* --state-dir, or default */
 	int			no_state;	/* --no-state */
 	int			json_plan;	/* --json-plan */
+	const char		*metrics;	/* --metrics FILE */
 	struct cmd_state	*state;		/* what became of it */
 };
 
@@ -154,6 +155,7 @@ enum json_stage {
 int json_open(const char *path);
 void json_mark(enum json_stage stage, struct e2sr_ctx *ctx);
 const struct fs_facts *json_facts(void);
+int json_utf8_length(const unsigned char *s);
 void json_string(FILE *f, const char *s);
 void json_counts(FILE *f, const char *name, const struct run_counts *c);
 void json_coverage(FILE *f, const struct e2sr_ctx *ctx,
@@ -172,6 +174,25 @@ int record_wanted(void);
 void record_writing(void);
 int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		 int status, errcode_t err, const char *why);
+
+/* outfile.c: written beside its path, renamed over it; never a link. */
+struct outfile {
+	const char	*what;		/* "the record", in messages */
+	char		*path;
+	char		*tmp;		/* made beside it at the start */
+	int		fd;
+};
+int outfile_open(struct outfile *of, const char *what, const char *path);
+int outfile_wanted(const struct outfile *of);
+FILE *outfile_stream(struct outfile *of);
+int outfile_sync(FILE *f);
+int outfile_commit(struct outfile *of);
+void outfile_discard(struct outfile *of);
+
+/* metrics.c */
+int metrics_open(const char *path);
+void metrics_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		   int status);
 
 /* sha256.c */
 int sha256_file(const char *path, char *hex);

@@ -5,7 +5,8 @@
  * The command: the order of the engine's stages, the question before
  * the first write, signals and the exit status.  The options are
  * options.c's, what passes between runs handover.c's, what it prints
- * report.c's (preen.c's under -p, audit.c's under --audit).
+ * report.c's (preen.c's under -p, audit.c's under --audit), the files
+ * it writes after a run json.c's, record.c's and metrics.c's.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -272,6 +273,7 @@ out:
 	if (record_write(ctx, o, status, 0, NULL))
 		status |= E2SR_EXIT_ERROR;
 	json_write(ctx, o, status, 0);
+	metrics_write(ctx, o, status);
 	actions_free();
 	e2sr_ctx_free(ctx);
 	return status;
@@ -283,6 +285,7 @@ fail:
 		report_retried(o);
 	record_write(ctx, o, status, err, NULL);
 	json_write(ctx, o, status, err);
+	metrics_write(ctx, o, status);
 	actions_free();
 	e2sr_ctx_free(ctx);
 	return status;
@@ -318,16 +321,26 @@ int main(int argc, char **argv)
 	 */
 	if (!opts.journal_map || isatty(1))
 		setvbuf(stdout, NULL, _IOLBF, 0);
-	/* Before anything is opened: no file is left for a refused run. */
+	/*
+	 * The metrics say every run, a refusal too: their file is checked
+	 * first, and a file that cannot be written is the only refusal they
+	 * do not say.
+	 */
+	if (opts.metrics && metrics_open(opts.metrics))
+		exit(E2SR_EXIT_ERROR);
+	/* Before anything else is opened: no file is left for a refused run. */
 	if (need_terminal(&opts)) {
 		com_err(program_name, 0, "%s: need a terminal to ask before "
 			"writing: give -y or -p to wipe without asking, or -n "
 			"to see what would be wiped", opts.device);
+		metrics_write(NULL, &opts, E2SR_EXIT_ERROR);
 		exit(E2SR_EXIT_ERROR);
 	}
-	/* Both files are checked before the device is touched. */
-	if (opts.record && record_open(opts.record, opts.device, opts.json))
+	/* The files are checked before the device is touched. */
+	if (opts.record && record_open(opts.record, opts.device, opts.json)) {
+		metrics_write(NULL, &opts, E2SR_EXIT_ERROR);
 		exit(E2SR_EXIT_ERROR);
+	}
 	if (opts.json && json_open(opts.json)) {
 		char why[PATH_MAX + 64];
 		int saved = errno;
@@ -337,6 +350,7 @@ int main(int argc, char **argv)
 		snprintf(why, sizeof(why), "the report %s could not be "
 			 "opened: %s", opts.json, strerror(saved));
 		record_write(NULL, &opts, E2SR_EXIT_ERROR, 0, why);
+		metrics_write(NULL, &opts, E2SR_EXIT_ERROR);
 		exit(E2SR_EXIT_ERROR);
 	}
 

@@ -108,7 +108,7 @@ const struct fs_facts *json_facts(void)
  * if the bytes there are not one.  A NUL ends the string, so a sequence
  * cut by it is not well-formed either.
  */
-static int utf8_length(const unsigned char *s)
+int json_utf8_length(const unsigned char *s)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	int n, i;
@@ -165,7 +165,7 @@ void json_string(FILE *f, const char *s)
 
 	fputc('"', f);
 	while (p && *p) {
-		n = utf8_length(p);
+		n = json_utf8_length(p);
 		if (!n) {
 			fprintf(f, "\\udc%02x", *p++);
 			continue;

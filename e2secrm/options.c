@@ -54,6 +54,8 @@ static void usage_to(FILE *f, int status)
 		"\t--json FILE\twrite a JSON report to FILE (- for stdout)\n"
 		"\t--json-plan\tlist every action planned and written in "
 		"it\n"
+		"\t--metrics FILE\twrite the run's Prometheus metrics to "
+		"FILE\n"
 		"\t--record FILE\twrite a sanitisation record to FILE (text) "
 		"and FILE.json\n"
 		"\t--record-field KEY=VALUE\n"
@@ -191,6 +193,7 @@ void options_parse(int argc, char **argv, struct cmd_opts *o)
 		{ "skip-zero",	no_argument,		NULL, 'Z' },
 		{ "json",	required_argument,	NULL, 'O' },
 		{ "json-plan",	no_argument,		NULL, 'T' },
+		{ "metrics",	required_argument,	NULL, 'M' },
 		{ "record",	required_argument,	NULL, 'R' },
 		{ "record-field", required_argument,	NULL, 'K' },
 		{ "verify",	no_argument,		NULL, 'W' },
@@ -280,6 +283,14 @@ void options_parse(int argc, char **argv, struct cmd_opts *o)
 			break;
 		case 'T':
 			o->json_plan = 1;
+			break;
+		case 'M':
+			if (!*optarg) {
+				com_err(program_name, 0,
+					"--metrics needs a file name");
+				usage();
+			}
+			o->metrics = optarg;
 			break;
 		case 'R':
 			if (!*optarg) {

@@ -29,7 +29,7 @@
  * as temporary files when the run starts (so that a path that cannot
  * be written is refused before the device is touched), and renamed over
  * FILE and FILE.json once written and synced; never through a symbolic
- * link.
+ * link (outfile.c's steps, which the metrics share).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -58,14 +58,13 @@
 enum { REC_TEXT, REC_JSON, REC_FILES };
 
 static struct {
-	char	*path[REC_FILES];	/* FILE, FILE.json */
-	char	*tmp[REC_FILES];	/* made beside them at the start */
-	int	fd[REC_FILES];
-	time_t	start;
-	int	writes_began;
-	int	argc;			/* the command line, as given */
-	char	**argv;
-} rec = { .fd = { -1, -1 } };
+	/* FILE, FILE.json: temporary files beside them from the start. */
+	struct outfile	file[REC_FILES];
+	time_t		start;
+	int		writes_began;
+	int		argc;		/* the command line, as given */
+	char		**argv;
+} rec = { .file = { { .fd = -1 }, { .fd = -1 } } };
 
 /*
  * The fields of the certificate that only a person knows, set with
@@ -112,68 +111,7 @@ static void unlink_temps(void)
 	int i;
 
 	for (i = 0; i < REC_FILES; i++)
-		if (rec.tmp[i]) {
-			unlink(rec.tmp[i]);
-			ext2fs_free_mem(&rec.tmp[i]);
-		}
-}
-
-/*
- * @path must be a regular file or absent, not a symbolic link; make the
- * temporary file beside it.  The message names the file.
- */
-static int prepare(int i, const char *path)
-{
-	struct stat st;
-	char *copy, *dir, *base;
-	int err;
-
-	rec.path[i] = alloc_printf("%s", path);
-	copy = alloc_printf("%s", path);
-	if (!rec.path[i] || !copy) {
-		ext2fs_free_mem(&copy);
-		com_err(program_name, ENOMEM, "while preparing the record %s",
-			path);
-		return -1;
-	}
-	if (!lstat(path, &st)) {
-		if (S_ISLNK(st.st_mode)) {
-			com_err(program_name, 0, "the record %s is a symbolic "
-				"link: refusing to write through it", path);
-			goto fail;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			com_err(program_name, 0, "the record %s exists and is "
-				"not a regular file", path);
-			goto fail;
-		}
-	} else if (errno != ENOENT) {
-		com_err(program_name, errno, "while checking the record %s",
-			path);
-		goto fail;
-	}
-	dir = dirname(copy);
-	base = basename(rec.path[i]);
-	rec.tmp[i] = alloc_printf("%s/.%s.XXXXXX", dir, base);
-	if (!rec.tmp[i]) {
-		com_err(program_name, ENOMEM, "while preparing the record %s",
-			path);
-		goto fail;
-	}
-	/* mkstemp creates with O_EXCL: it never follows a link either. */
-	rec.fd[i] = mkostemp(rec.tmp[i], O_CLOEXEC);
-	if (rec.fd[i] < 0) {
-		err = errno;
-		ext2fs_free_mem(&rec.tmp[i]);
-		com_err(program_name, err, "while creating the record %s "
-			"(a temporary file in %s)", path, dir);
-		goto fail;
-	}
-	ext2fs_free_mem(&copy);
-	return 0;
-fail:
-	ext2fs_free_mem(&copy);
-	return -1;
+		outfile_discard(&rec.file[i]);
 }
 
 /* Whether @a and @b name the same existing file. */
@@ -193,8 +131,6 @@ static int same_file(const char *a, const char *b)
 int record_open(const char *path, const char *device, const char *report)
 {
 	char *json_path;
-	mode_t mask;
-	int i;
 
 	rec.start = time(NULL);
 	json_path = alloc_printf("%s.json", path);
@@ -215,17 +151,13 @@ int record_open(const char *path, const char *device, const char *report)
 		return -1;
 	}
 	atexit(unlink_temps);
-	if (prepare(REC_TEXT, path) || prepare(REC_JSON, json_path)) {
+	if (outfile_open(&rec.file[REC_TEXT], "the record", path) ||
+	    outfile_open(&rec.file[REC_JSON], "the record", json_path)) {
 		ext2fs_free_mem(&json_path);
 		unlink_temps();
 		return -1;
 	}
 	ext2fs_free_mem(&json_path);
-	/* mkstemp makes 0600; the record is as readable as the report. */
-	mask = umask(0);
-	umask(mask);
-	for (i = 0; i < REC_FILES; i++)
-		fchmod(rec.fd[i], 0644 & ~mask);
 	return 0;
 }
 
@@ -271,7 +203,7 @@ void record_command_line(int argc, char **argv)
 
 int record_wanted(void)
 {
-	return rec.fd[REC_TEXT] >= 0;
+	return outfile_wanted(&rec.file[REC_TEXT]);
 }
 
 void record_writing(void)
@@ -807,57 +739,15 @@ const char *record_dev_type_name(enum dev_type t)
 static int finish_file(int i, const struct facts *x)
 {
 	FILE *f;
-	int err;
 
-	f = fdopen(rec.fd[i], "w");
+	f = outfile_stream(&rec.file[i]);
 	if (!f)
 		return -1;
-	rec.fd[i] = -1;
 	if (i == REC_TEXT)
 		record_text(f, x);
 	else
 		record_json(f, x);
-	if (fflush(f) || fsync(fileno(f))) {
-		err = errno;
-		fclose(f);
-		errno = err;
-		return -1;
-	}
-	return fclose(f) ? -1 : 0;
-}
-
-/* rename() replaces a link rather than follow it; refuse one anyway. */
-static int put_in_place(int i)
-{
-	struct stat st;
-	char *copy;
-	int dfd;
-
-	if (!lstat(rec.path[i], &st) && !S_ISREG(st.st_mode)) {
-		com_err(program_name, 0, "the record %s is no longer a "
-			"regular file (a symbolic link?): left in %s",
-			rec.path[i], rec.tmp[i]);
-		/* Keep the file: the record is in it. */
-		ext2fs_free_mem(&rec.tmp[i]);
-		return -1;
-	}
-	if (rename(rec.tmp[i], rec.path[i])) {
-		com_err(program_name, errno, "while renaming %s to the record "
-			"%s", rec.tmp[i], rec.path[i]);
-		return -1;
-	}
-	ext2fs_free_mem(&rec.tmp[i]);
-	/* The rename itself must survive a crash. */
-	copy = alloc_printf("%s", rec.path[i]);
-	if (copy) {
-		dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		ext2fs_free_mem(&copy);
-	}
-	return 0;
+	return outfile_sync(f);
 }
 
 int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
@@ -903,14 +793,15 @@ int record_write(const struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	for (i = 0; i < REC_FILES; i++) {
 		if (finish_file(i, &x)) {
 			com_err(program_name, errno, "while writing the "
-				"record %s", rec.path[i]);
+				"record %s", rec.file[i].path);
 			ext2fs_free_mem(&x.command);
 			return -1;
 		}
 	}
 	ext2fs_free_mem(&x.command);
 	/* The JSON form first: the text is what people look for. */
-	if (put_in_place(REC_JSON) || put_in_place(REC_TEXT))
+	if (outfile_commit(&rec.file[REC_JSON]) ||
+	    outfile_commit(&rec.file[REC_TEXT]))
 		return -1;
 	return 0;
 }

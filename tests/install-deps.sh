@@ -3,12 +3,13 @@
 # build (libext2fs, libe2p, libcom_err, libuuid, cmocka, autoconf) and to
 # run its test suite (e2fsprogs, sleuthkit, extundelete, ext4magic,
 # xfsprogs for xfs_io, clang for the fuzz targets, attr for setfattr in
-# the aged filesystems).  Run as root.
+# the aged filesystems, prometheus for promtool, which checks the
+# --metrics files).  Run as root.
 set -e
 pkgs="build-essential autoconf pkg-config e2fsprogs libext2fs-dev comerr-dev
 uuid-dev libcmocka-dev e2fsprogs sleuthkit extundelete ext4magic xfsprogs
 zerofree clang libclang-rt-dev jq debhelper dpkg-dev fakeroot lintian
-xz-utils attr"
+xz-utils attr prometheus"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |

@@ -37,6 +37,8 @@ for f in /usr/sbin/e2secrm /usr/sbin/e2secrm-maint \
 	 /lib/systemd/system/e2secrm-maint@.service \
 	 /lib/systemd/system/e2secrm-maint@.timer \
 	 /lib/systemd/system/e2secrm-fail@.service \
+	 /lib/systemd/system/e2secrm_all.service \
+	 /lib/systemd/system/e2secrm_all.timer \
 	 /usr/lib/e2secrm/e2secrm-fail \
 	 /usr/share/doc/e2secrm/e2secrm.cron /usr/share/doc/e2secrm/copyright \
 	 /var/lib/e2secrm/ /etc/e2secrm.conf /usr/lib/e2secrm/e2secrm-boot.sh \
@@ -57,11 +59,18 @@ extra=$(grep -E '\.(o|a|c|h|sh)$|/tests/|unit/test_|e2secrm-cut' "$W/list" |
 [ -z "$extra" ] && pass "deb: no build products or tests" ||
 	fail "deb: no build products or tests" "$extra"
 dpkg-deb -e "$deb" "$W/ctl"
-if [ ! -e "$W/ctl/postinst" ] ||
-   ! grep -q 'enable\|start' "$W/ctl/postinst"; then
-	pass "deb: template units not enabled or started"
+# Nothing enabled or started on install.  For e2secrm_all.service and
+# its timer (not templates) debhelper's --no-enable snippet enables only
+# what the admin had enabled before (was-enabled), to keep it across an
+# upgrade: every enable must sit under such a test.
+p=$W/ctl/postinst
+if [ ! -e "$p" ] ||
+   { [ "$(grep -c 'deb-systemd-helper enable' "$p")" = \
+       "$(grep -c 'deb-systemd-helper --quiet was-enabled' "$p")" ] &&
+     ! grep -Eq 'deb-systemd-invoke|systemctl .*(start|enable)' "$p"; }; then
+	pass "deb: units not enabled or started (only an admin's enable kept)"
 else
-	fail "deb: template units not enabled or started" "postinst does"
+	fail "deb: units not enabled or started" "$(grep -e enable -e start "$p")"
 fi
 # Installed, the hook goes into the next initramfs (dh_installinitramfs'
 # trigger) and the config is the admin's; neither makes anything run.

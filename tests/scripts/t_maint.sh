@@ -1,12 +1,14 @@
 # t_maint.sh --- the maintenance-window pieces: `make install` puts the
-# helper, the units, the timer, the cron example and the boot-time pieces
-# in place with the install paths; systemd-analyze verify accepts the
-# units; the maintenance window fails on residue left (4, 5) and sets off
+# helper, the units (e2secrm_all.service and its timer too), the timers,
+# the cron example and the boot-time pieces in place with the install
+# paths; systemd-analyze verify accepts the units; the maintenance window
+# fails on residue left (4, 5) and sets off
 # e2secrm-fail@, which logs and mails only once a recipient is set, while
 # the boot-time gate of a mount goes on and logs a warning; e2secrm-maint
 # unmounts, wipes and mounts again with the options
-# of /etc/e2secrm.conf, refuses a busy filesystem, and --next-boot leaves
-# the one-shot flag.  (The boot itself: tests/boot/check-boot.sh.)
+# of /etc/e2secrm.conf (its metrics in E2SECRM_METRICS_DIR), refuses a
+# busy filesystem, and --next-boot leaves the one-shot flag.  (--all:
+# t_fleet.sh.)  (The boot itself: tests/boot/check-boot.sh.)
 . "$(dirname "$0")/../lib.sh"
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +22,7 @@ ok=1
 for f in "$D/usr/sbin/e2secrm-maint" "$U/e2secrm@.service" \
 	 "$U/e2secrm-maint@.service" "$U/e2secrm-maint@.timer" \
 	 "$U/e2secrm-fail@.service" "$D/usr/lib/e2secrm/e2secrm-fail" \
+	 "$U/e2secrm_all.service" "$U/e2secrm_all.timer" \
 	 "$D/usr/share/doc/e2secrm/e2secrm.cron" "$D/etc/e2secrm.conf" \
 	 "$D/usr/lib/e2secrm/e2secrm-boot.sh" \
 	 "$D/usr/share/initramfs-tools/hooks/e2secrm" \
@@ -45,7 +48,9 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	for pair in "e2secrm@.service e2secrm@dev-sdb1.service" \
 		    "e2secrm-maint@.service e2secrm-maint@data.service" \
 		    "e2secrm-maint@.timer e2secrm-maint@data.timer" \
-		    "e2secrm-fail@.service e2secrm-fail@data.service"; do
+		    "e2secrm-fail@.service e2secrm-fail@data.service" \
+		    "e2secrm_all.service e2secrm_all.service" \
+		    "e2secrm_all.timer e2secrm_all.timer"; do
 		set -- $pair
 		sed -e "s|/usr/sbin/|$D/usr/sbin/|" \
 		    -e "s|/usr/lib/e2secrm/|$D/usr/lib/e2secrm/|" \
@@ -79,6 +84,17 @@ if ok_status "$m" 0 && ok_status "$m" 1 && ! ok_status "$m" 4 &&
 	pass "$name, and sets off e2secrm-fail@"
 else
 	fail "$name" "$(grep -e Success -e OnFailure "$m")"
+fi
+name="maint: e2secrm_all succeeds on 0 and 1 only, runs --all"
+a=$U/e2secrm_all.service
+if ok_status "$a" 0 && ok_status "$a" 1 && ! ok_status "$a" 4 &&
+   ! ok_status "$a" 5 && ! ok_status "$a" 8 && ! ok_status "$a" 9 &&
+   grep -qx 'ExecStart=/usr/sbin/e2secrm-maint --all' "$a" &&
+   ! grep -q '^WantedBy' "$a" &&
+   grep -qx 'WantedBy=timers.target' "$U/e2secrm_all.timer"; then
+	pass "$name"
+else
+	fail "$name" "$(grep -e Success -e Exec "$a")"
 fi
 name="maint: e2secrm@ keeps the mount going on 4 and 5, not on 8"
 g=$U/e2secrm@.service
@@ -169,6 +185,10 @@ else
 fi
 
 if why=$(can_loop_mount); then
+	# Metrics into the test's own directory, never the machine's.
+	E2SECRM_METRICS_DIR=$T/metrics
+	export E2SECRM_METRICS_DIR
+	mkdir -p "$T/metrics"
 	I=$T/m.img
 	mkimg "$I" 16M -t ext4
 	canary "$T/secret" "MAINT-SECRET-$$" 30000
@@ -197,9 +217,11 @@ if why=$(can_loop_mount); then
 	E2SECRM=$E2SECRM E2SECRM_CONF=$T/e2secrm.conf \
 		sh "$D/usr/sbin/e2secrm-maint" "$T/mnt" >"$T/o" 2>&1
 	rc=$?
+	u=$(blkid -p -s UUID -o value "$I")
 	if [ "$rc" = 1 ] && findmnt -n --mountpoint "$T/mnt" >/dev/null &&
-	   [ -s "$T/r.json" ]; then
-		pass "maint: unmounted, wiped, mounted again (exit 1), options from the config file"
+	   [ -s "$T/r.json" ] &&
+	   grep -q '^e2secrm_run_exit_status{.*} 1$' "$T/metrics/e2secrm-$u.prom"; then
+		pass "maint: unmounted, wiped, mounted again (exit 1), options from the config file, metrics in E2SECRM_METRICS_DIR"
 	else
 		fail "maint: unmounted, wiped, mounted again" "rc=$rc $(cat "$T/o")"
 	fi

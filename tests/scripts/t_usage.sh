@@ -36,6 +36,13 @@ else
 	fail "usage: empty --record" "rc=$rc err=$err"
 fi
 
+run_e2secrm --metrics '' img
+if [ "$rc" = 16 ] && echo "$err" | grep -q -- '--metrics needs a file name'; then
+	pass "usage: empty --metrics"
+else
+	fail "usage: empty --metrics" "rc=$rc err=$err"
+fi
+
 run_e2secrm --help
 if [ "$rc" = 0 ] && echo "$out" | grep -q -- '--record FILE'; then
 	pass "usage: --help lists --record"
