@@ -650,30 +650,31 @@ static long find_file(const struct discover *d, ext2_ino_t ino, __u32 gen);
 static errcode_t collect_versions(struct discover *d)
 {
 	const struct e2sr_history *h = &d->ctx->history;
-	const struct e2sr_irec *c = h->recs;
+	struct e2sr_irec c;
 	struct e2sr_journal *j = d->ctx->journal;
 	struct ident *ids = NULL, key;
 	struct e2sr_ino_set maybe;
 	__u8 *matters = NULL, *want = NULL;
 	struct iversion iv;
-	size_t i, n = h->nrecs, nids = 0;
+	size_t i, n = h->nrecs, nids = 0, cur = 0;
 	__u32 last = 0;
 	int have = 0;
 	errcode_t err = 0;
 
 	/* The walk took the first look (history.c): flagged or not. */
 	for (i = 0; i < n; i++)
-		nids += c[i].flagged;
+		nids += !!(h->rec_slot[i] & E2SR_IREC_FLAGGED);
 	if (nids) {
 		err = ext2fs_get_array(nids, sizeof(*ids), &ids);
 		if (err)
 			return err;
 	}
 	for (i = 0, nids = 0; i < n; i++) {
-		if (!c[i].flagged)
+		if (!(h->rec_slot[i] & E2SR_IREC_FLAGGED))
 			continue;
-		ids[nids].ino = c[i].ino;
-		ids[nids++].generation = c[i].generation;
+		e2sr_history_rec(h, i, &cur, &c);
+		ids[nids].ino = c.ino;
+		ids[nids++].generation = c.generation;
 	}
 	if (nids)
 		qsort(ids, nids, sizeof(*ids), cmp_ident);
@@ -696,17 +697,18 @@ static errcode_t collect_versions(struct discover *d)
 	if (err)
 		goto out;
 	for (i = 0; i < n; i++) {
-		key.ino = c[i].ino;
-		key.generation = c[i].generation;
+		e2sr_history_rec(h, i, &cur, &c);
+		key.ino = c.ino;
+		key.generation = c.generation;
 		/*
 		 * Other generations of those numbers too: one made at the
 		 * same time is the same file (collect_lives()).
 		 */
-		if (!c[i].flagged && !e2sr_ino_set_has(&maybe, key.ino))
+		if (!c.flagged && !e2sr_ino_set_has(&maybe, key.ino))
 			continue;
 		matters[i >> 3] |= 1 << (i & 7);
-		if (want && c[i].jblock < j->nblocks)
-			want[c[i].jblock >> 3] |= 1 << (c[i].jblock & 7);
+		if (want && c.jblock < j->nblocks)
+			want[c.jblock >> 3] |= 1 << (c.jblock & 7);
 	}
 	if (want)
 		e2sr_journal_want(j, want, 0, j->nblocks);
@@ -718,22 +720,23 @@ static errcode_t collect_versions(struct discover *d)
 		}
 		if (!(matters[i >> 3] & (1 << (i & 7))))
 			continue;
-		if (!have || c[i].jblock != last) {
-			err = read_copy(d, c[i].jblock, c[i].escaped, 1);
+		e2sr_history_rec(h, i, &cur, &c);
+		if (!have || c.jblock != last) {
+			err = read_copy(d, c.jblock, c.escaped, 1);
 			if (err)
 				goto out;
-			last = c[i].jblock;
+			last = c.jblock;
 			have = 1;
 		}
-		if (load_record(d, c[i].ino, c[i].offset, 0))
+		if (load_record(d, c.ino, c.offset, 0))
 			continue;
 		memset(&iv, 0, sizeof(iv));
-		iv.ino = c[i].ino;
+		iv.ino = c.ino;
 		iv.generation = d->inode->i_generation;
-		iv.sequence = c[i].sequence;
-		iv.jblock = c[i].jblock;
-		iv.offset = c[i].offset;
-		iv.escaped = c[i].escaped;
+		iv.sequence = c.sequence;
+		iv.jblock = c.jblock;
+		iv.offset = c.offset;
+		iv.escaped = c.escaped;
 		iv.secrm = !!(d->inode->i_flags & EXT2_SECRM_FL);
 		iv.map_crc = map_crc(d->inode);
 		note_times(d, &iv, 0);
@@ -2127,7 +2130,8 @@ static errcode_t collect_owned(struct discover *d, struct owned_list *o)
 {
 	const struct e2sr_history *h = &d->ctx->history;
 	ext2_filsys fs = d->ctx->fs;
-	size_t i;
+	struct e2sr_irec c;
+	size_t i, cur = 0;
 	__u32 last = 0;
 	int have = 0;
 	errcode_t err = 0;
@@ -2137,19 +2141,19 @@ static errcode_t collect_owned(struct discover *d, struct owned_list *o)
 	for (i = 0; i < h->nrecs && !err; i++) {
 		if (e2sr_cancelled(d->ctx))
 			return E2SR_ERR_CANCELLED;
-		if (!committed(d, h->recs[i].sequence))
+		e2sr_history_rec(h, i, &cur, &c);
+		if (!committed(d, c.sequence))
 			continue;
-		if (!have || h->recs[i].jblock != last) {
-			err = read_copy(d, h->recs[i].jblock,
-					h->recs[i].escaped, 1);
+		if (!have || c.jblock != last) {
+			err = read_copy(d, c.jblock, c.escaped, 1);
 			if (err)
 				return err;
-			last = h->recs[i].jblock;
+			last = c.jblock;
 			have = 1;
 		}
-		if (load_record(d, h->recs[i].ino, h->recs[i].offset, 0))
+		if (load_record(d, c.ino, c.offset, 0))
 			continue;
-		err = record_owned(d, o, d->inode, h->recs[i].sequence);
+		err = record_owned(d, o, d->inode, c.sequence);
 	}
 	for (i = 0; i < d->nr && !err; i++)
 		if (d->r[i].kind == E2SR_EXT_DATA)

@@ -17,6 +17,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -414,7 +415,9 @@ struct rec_look {
 	struct e2sr_history	*h;
 	struct itable_range	*r;	/* by start */
 	size_t			nr;
-	size_t			alloc;
+	size_t			alloc;		/* of h->icopies */
+	size_t			gen_alloc;	/* of h->rec_gen */
+	size_t			slot_alloc;	/* of h->rec_slot */
 	unsigned char		*rec_buf;	/* one record */
 };
 
@@ -425,13 +428,13 @@ static int cmp_range(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int cmp_irec(const void *a, const void *b)
+static int cmp_icopy(const void *a, const void *b)
 {
-	const struct e2sr_irec *x = a, *y = b;
+	const struct e2sr_icopy *x = a, *y = b;
 
 	if (x->jblock != y->jblock)
 		return x->jblock < y->jblock ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
+	return x->first < y->first ? -1 : x->first > y->first;
 }
 
 /* The range holding @blk, or NULL; ranges may overlap on a bad fs. */
@@ -483,7 +486,7 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 	__u32 ipb = fs->blocksize / isz, k, fl;
 	int escaped = !!(copy->flags & E2SR_JBD2_FLAG_ESCAPE);
 	const unsigned char *rec;
-	struct e2sr_irec *x;
+	struct e2sr_icopy *c;
 	ext2_ino_t ino;
 
 	/*
@@ -497,12 +500,23 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 	r = range_of(l, copy->fs_block);
 	if (!r)
 		return 0;
-	if (e2sr_array_room(&h->recs, &l->alloc, h->nrecs + ipb,
-			    sizeof(*h->recs)))
+	if (ipb > E2SR_IREC_SLOT + 1 || h->nrecs + ipb > UINT32_MAX ||
+	    e2sr_array_room(&h->icopies, &l->alloc, h->nicopies + 1,
+			    sizeof(*h->icopies)) ||
+	    e2sr_array_room(&h->rec_gen, &l->gen_alloc, h->nrecs + ipb,
+			    sizeof(*h->rec_gen)) ||
+	    e2sr_array_room(&h->rec_slot, &l->slot_alloc, h->nrecs + ipb,
+			    sizeof(*h->rec_slot)))
 		return EXT2_ET_NO_MEMORY;
+	c = &h->icopies[h->nicopies];
+	c->jblock = copy->jblock;
+	c->sequence = copy->sequence;
+	c->ino = r->first + (ext2_ino_t)(copy->fs_block - r->start) * ipb;
+	c->first = h->nrecs;
+	c->count = 0;
+	c->escaped = (__u8)escaped;
 	for (k = 0; k < ipb && (k + 1) * isz <= fs->blocksize; k++) {
-		ino = r->first + (ext2_ino_t)(copy->fs_block - r->start) * ipb +
-		      k;
+		ino = c->ino + k;
 		if (ino > fs->super->s_inodes_count)
 			break;
 		if (ino < EXT2_FIRST_INODE(fs->super) && ino != EXT2_ROOT_INO)
@@ -515,16 +529,52 @@ static errcode_t look_at_copy(void *priv, const struct e2sr_jblock *copy,
 		if (!copy->verified && (escaped || !record_csum_ok(l, ino,
 								   rec)))
 			continue;
-		x = &h->recs[h->nrecs++];
-		x->ino = ino;
-		x->generation = ext2fs_le32_to_cpu(*(const __u32 *)(rec + 100));
-		x->jblock = copy->jblock;
-		x->sequence = copy->sequence;
-		x->offset = (__u16)(k * isz);
-		x->escaped = (__u8)escaped;
-		x->flagged = !!(fl & (EXT2_SECRM_FL | EXT4_EA_INODE_FL));
+		h->rec_gen[h->nrecs] =
+			ext2fs_le32_to_cpu(*(const __u32 *)(rec + 100));
+		h->rec_slot[h->nrecs] = (__u16)k |
+			((fl & (EXT2_SECRM_FL | EXT4_EA_INODE_FL)) ?
+			 E2SR_IREC_FLAGGED : 0);
+		h->nrecs++;
+		c->count++;
 	}
+	if (c->count)
+		h->nicopies++;
 	return 0;
+}
+
+/*
+ * Record @i as struct e2sr_irec.  *@cur is the caller's place among the
+ * copies (0 to start): a pass in order finds each record's copy in one
+ * step, any other access by a binary search.
+ */
+void e2sr_history_rec(const struct e2sr_history *h, size_t i, size_t *cur,
+		      struct e2sr_irec *rec)
+{
+	const struct e2sr_icopy *c;
+	size_t lo = 0, hi = h->nicopies, mid;
+	__u16 slot = h->rec_slot[i];
+
+	if (*cur >= h->nicopies || h->icopies[*cur].first > i) {
+		*cur = 0;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (h->icopies[mid].first <= i)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		*cur = lo ? lo - 1 : 0;
+	}
+	while (i >= h->icopies[*cur].first + h->icopies[*cur].count)
+		(*cur)++;
+	c = &h->icopies[*cur];
+	rec->ino = c->ino + (slot & E2SR_IREC_SLOT);
+	rec->generation = h->rec_gen[i];
+	rec->jblock = c->jblock;
+	rec->sequence = c->sequence;
+	rec->offset = (__u16)((slot & E2SR_IREC_SLOT) * h->rec_size);
+	rec->escaped = c->escaped;
+	rec->flagged = !!(slot & E2SR_IREC_FLAGGED);
 }
 
 /* Whether a record, as it lies in a block, is an inline directory's. */
@@ -619,44 +669,95 @@ static errcode_t itable_ranges(ext2_filsys fs, struct rec_look *l)
 }
 
 /*
- * The records in log order.  The walk lists them in its scan order, the
- * log's, then those of the copies it could only resolve after wrapping:
- * the tail is sorted and merged, not the whole list.
+ * The records in log order.  The walk lists the copies in its scan order,
+ * the log's, then those it could only resolve after wrapping: the tail of
+ * copies is sorted and merged, not the whole list, and then the records
+ * are laid out again in that order (a copy of them for the time it takes).
  */
 static errcode_t sort_recs(struct e2sr_history *h)
 {
-	return e2sr_sort_tail(h->recs, h->nrecs, sizeof(*h->recs), cmp_irec);
+	__u32 *gen = NULL;
+	__u16 *slot = NULL;
+	struct e2sr_icopy *c;
+	size_t i, n = 0;
+	errcode_t err;
+
+	for (i = 1; i < h->nicopies; i++)
+		if (cmp_icopy(&h->icopies[i - 1], &h->icopies[i]) > 0)
+			break;
+	if (i >= h->nicopies)
+		return 0;
+	err = e2sr_sort_tail(h->icopies, h->nicopies, sizeof(*h->icopies),
+			     cmp_icopy);
+	if (!err)
+		err = ext2fs_get_array(h->nrecs, sizeof(*gen), &gen);
+	if (!err)
+		err = ext2fs_get_array(h->nrecs, sizeof(*slot), &slot);
+	if (err)
+		goto out;
+	for (i = 0; i < h->nicopies; i++) {
+		c = &h->icopies[i];
+		memcpy(gen + n, h->rec_gen + c->first,
+		       c->count * sizeof(*gen));
+		memcpy(slot + n, h->rec_slot + c->first,
+		       c->count * sizeof(*slot));
+		c->first = n;
+		n += c->count;
+	}
+	ext2fs_free_mem(&h->rec_gen);
+	ext2fs_free_mem(&h->rec_slot);
+	h->rec_gen = gen;
+	h->rec_slot = slot;
+	return 0;
+out:
+	ext2fs_free_mem(&gen);
+	ext2fs_free_mem(&slot);
+	return err;
 }
 
 /*
  * Keep the records of copies the layout labelled inode table blocks, of
  * the inodes the label says (a bad layout labels a block once): the
- * records, in log order, are met with the copies in log order.
+ * copies, in log order, are met with the versions in log order.  A copy
+ * whose first inode is not the label's keeps none (each record's number
+ * and place would disagree), one whose label has fewer inodes keeps those.
  */
-static errcode_t settle_recs(ext2_filsys fs, struct e2sr_history *h)
+static errcode_t settle_recs(struct e2sr_history *h)
 {
-	unsigned int isz = EXT2_INODE_SIZE(fs->super);
 	const struct e2sr_version *v;
-	size_t i, k = 0, n = 0;
+	struct e2sr_icopy *c;
+	size_t i, r, end, k = 0, n = 0, m = 0;
 	errcode_t err;
 
 	err = sort_recs(h);
 	if (err)
 		return err;
-	for (i = 0; i < h->nrecs; i++) {
-		const struct e2sr_irec *x = &h->recs[i];
-
-		while (k < h->n && h->v[h->by_jblock[k]].jblock < x->jblock)
+	for (i = 0; i < h->nicopies; i++) {
+		c = &h->icopies[i];
+		while (k < h->n && h->v[h->by_jblock[k]].jblock < c->jblock)
 			k++;
 		if (k >= h->n)
 			break;
 		v = &h->v[h->by_jblock[k]];
-		if (v->jblock != x->jblock || v->kind != E2SR_JK_ITABLE ||
-		    x->ino < v->ino || x->ino - v->ino >= v->ino_count ||
-		    (x->ino - v->ino) * isz != x->offset)
+		if (v->jblock != c->jblock || v->kind != E2SR_JK_ITABLE ||
+		    c->ino != v->ino)
 			continue;
-		h->recs[n++] = *x;
+		end = c->first + c->count;
+		h->icopies[m] = *c;
+		h->icopies[m].first = n;
+		h->icopies[m].count = 0;
+		for (r = c->first; r < end; r++) {
+			if ((h->rec_slot[r] & E2SR_IREC_SLOT) >= v->ino_count)
+				continue;
+			h->rec_gen[n] = h->rec_gen[r];
+			h->rec_slot[n] = h->rec_slot[r];
+			n++;
+			h->icopies[m].count++;
+		}
+		if (h->icopies[m].count)
+			m++;
 	}
+	h->nicopies = m;
 	h->nrecs = n;
 	return 0;
 }
@@ -792,6 +893,7 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	errcode_t err;
 
 	memset(h, 0, sizeof(*h));
+	h->rec_size = EXT2_INODE_SIZE(fs->super);
 	memset(&look, 0, sizeof(look));
 	look.fs = fs;
 	look.h = h;
@@ -825,7 +927,7 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	}
 	attach_commit_times(h);
 	label_layout(fs, h);
-	err = settle_recs(fs, h);
+	err = settle_recs(h);
 	if (err) {
 		e2sr_history_free(h);
 		return err;
@@ -859,7 +961,9 @@ void e2sr_history_free(struct e2sr_history *h)
 	e2sr_journal_walk_free(&h->walk);
 	ext2fs_free_mem(&h->v);
 	ext2fs_free_mem(&h->by_jblock);
-	ext2fs_free_mem(&h->recs);
+	ext2fs_free_mem(&h->icopies);
+	ext2fs_free_mem(&h->rec_gen);
+	ext2fs_free_mem(&h->rec_slot);
 	ext2fs_free_mem(&h->dirlike);
 	ext2fs_free_mem(&h->inline_dirs);
 	memset(h, 0, sizeof(*h));

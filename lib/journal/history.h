@@ -62,6 +62,7 @@ struct e2sr_version {
  * A record of a verified inode table copy, as the walk read it: enough
  * to say whose record it is and whether it carries a flag that matters,
  * so that discovery reads again only the copies it loads records from.
+ * What e2sr_history_rec() gives; the index keeps it packed (below).
  */
 struct e2sr_irec {
 	ext2_ino_t	ino;
@@ -73,13 +74,36 @@ struct e2sr_irec {
 	__u8		flagged;	/* EXT2_SECRM_FL or EXT4_EA_INODE_FL */
 };
 
+/*
+ * The records as kept: what a copy says once for all its records, and
+ * per record only its generation and its slot.  A wrapped 1 GiB log of
+ * inode table copies lists up to 4 million records: 6 bytes each here,
+ * 20 as struct e2sr_irec.
+ */
+struct e2sr_icopy {
+	__u32		jblock;
+	__u32		sequence;
+	ext2_ino_t	ino;		/* of the copy's first slot */
+	__u32		first;		/* its first record */
+	__u16		count;		/* its records */
+	__u8		escaped;
+};
+
+#define E2SR_IREC_FLAGGED	0x8000	/* in rec_slot: a flag that matters */
+#define E2SR_IREC_SLOT		0x7fff
+
 struct e2sr_history {
 	struct e2sr_jwalk	walk;
 	struct e2sr_version	*v;	/* by fs_block, then sequence */
 	size_t			n;
 	size_t			*by_jblock; /* indices of v in log order */
-	struct e2sr_irec	*recs;	/* by jblock, then offset */
+	/* The records: copies by jblock, each copy's by slot. */
+	struct e2sr_icopy	*icopies;
+	size_t			nicopies;
+	__u32			*rec_gen;
+	__u16			*rec_slot;	/* slot, E2SR_IREC_FLAGGED */
 	size_t			nrecs;
+	unsigned int		rec_size;	/* the inode size */
 	/*
 	 * A bit per log block (from jsb.first) of the walk's stale map
 	 * that reads as a directory block: where names can be besides
@@ -105,6 +129,8 @@ const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
 						 blk64_t blk, size_t *count);
 void e2sr_history_free(struct e2sr_history *h);
 void e2sr_history_release(struct e2sr_history *h);
+void e2sr_history_rec(const struct e2sr_history *h, size_t i, size_t *cur,
+		      struct e2sr_irec *rec);
 int e2sr_history_dirlike(const struct e2sr_history *h, __u32 jblock);
 int e2sr_history_inline_dirs(const struct e2sr_history *h, __u32 jblock);
 int e2sr_inline_dir_record(const unsigned char *r);

@@ -511,13 +511,16 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 {
 	const struct e2sr_history *h = &ctx->history;
 	const struct e2sr_file *f;
-	size_t i;
+	struct e2sr_irec rec;
+	size_t i, cur = 0;
 	errcode_t err;
 
 	memset(l, 0, sizeof(*l));
-	for (i = 0; i < h->nrecs; i++)
-		if (e2sr_ino_set_has(set, h->recs[i].ino))
+	for (i = 0; i < h->nrecs; i++) {
+		e2sr_history_rec(h, i, &cur, &rec);
+		if (e2sr_ino_set_has(set, rec.ino))
 			l->nrecs++;
+	}
 	err = ext2fs_get_array(l->nrecs + 1, sizeof(*l->recs), &l->recs);
 	if (!err)
 		err = ext2fs_get_array(ctx->inv.count + ctx->inv.joined_count +
@@ -526,9 +529,11 @@ static errcode_t lives_build(const struct e2sr_ctx *ctx,
 		lives_free(l);
 		return err;
 	}
-	for (i = l->nrecs = 0; i < h->nrecs; i++)
-		if (e2sr_ino_set_has(set, h->recs[i].ino))
-			l->recs[l->nrecs++] = h->recs[i];
+	for (i = l->nrecs = 0, cur = 0; i < h->nrecs; i++) {
+		e2sr_history_rec(h, i, &cur, &rec);
+		if (e2sr_ino_set_has(set, rec.ino))
+			l->recs[l->nrecs++] = rec;
+	}
 	qsort(l->recs, l->nrecs, sizeof(*l->recs), cmp_rec_life);
 	for (i = 0; i < ctx->inv.count; i++) {
 		f = &ctx->inv.files[i];

@@ -79,17 +79,19 @@ static void check_index(const struct e2sr_ctx *ctx)
 	const struct e2sr_history *h = &ctx->history;
 	const struct e2sr_jwalk *w = &h->walk;
 	unsigned int isz = EXT2_INODE_SIZE(ctx->fs->super);
-	size_t i, k = 0;
+	struct e2sr_irec prev, rec, *x = &rec;
+	size_t i, k = 0, cur = 0;
 	__u32 jb;
 
 	for (i = 0; i < h->nrecs; i++) {
-		const struct e2sr_irec *x = &h->recs[i];
 		const struct e2sr_version *v;
 
-		if (i && (h->recs[i - 1].jblock > x->jblock ||
-			  (h->recs[i - 1].jblock == x->jblock &&
-			   h->recs[i - 1].offset >= x->offset)))
+		e2sr_history_rec(h, i, &cur, &rec);
+		if (i && (prev.jblock > x->jblock ||
+			  (prev.jblock == x->jblock &&
+			   prev.offset >= x->offset)))
 			index_fail(i, "not in log order, or repeated");
+		prev = rec;
 		while (k < h->n && h->v[h->by_jblock[k]].jblock < x->jblock)
 			k++;
 		if (k >= h->n || h->v[h->by_jblock[k]].jblock != x->jblock)
