@@ -135,8 +135,10 @@ static errcode_t seed(struct e2sr_ctx *ctx, const struct e2sr_life *p,
 errcode_t e2sr_intent_seed(struct e2sr_ctx *ctx)
 {
 	struct ext2_inode_large *live;
+	const struct e2sr_life *p;
 	int isz = EXT2_INODE_SIZE(ctx->fs->super);
 	size_t i, have = ctx->inv.count;
+	char *held = NULL;
 	errcode_t err = 0;
 
 	if (!ctx->prior_count)
@@ -144,19 +146,22 @@ errcode_t e2sr_intent_seed(struct e2sr_ctx *ctx)
 	if (isz < (int)sizeof(*live))
 		isz = sizeof(*live);
 	err = ext2fs_get_memzero(isz, &live);
+	if (!err)
+		err = ext2fs_get_memzero(ctx->prior_count, &held);
 	if (err)
-		return err;
-	for (i = 0; !err && i < ctx->prior_count; i++) {
-		const struct e2sr_life *p = &ctx->prior[i];
-		size_t k;
-
-		for (k = 0; k < have; k++)
-			if (ctx->inv.files[k].ino == p->ino &&
-			    ctx->inv.files[k].generation == p->generation)
-				break;
-		if (k == have)
-			err = seed(ctx, p, live, isz);
+		goto out;
+	/* The prior list is sorted: one search per file the scan found. */
+	for (i = 0; i < have; i++) {
+		p = prior_life(ctx, ctx->inv.files[i].ino,
+			       ctx->inv.files[i].generation);
+		if (p)
+			held[p - ctx->prior] = 1;
 	}
+	for (i = 0; !err && i < ctx->prior_count; i++)
+		if (!held[i])
+			err = seed(ctx, &ctx->prior[i], live, isz);
+out:
+	ext2fs_free_mem(&held);
 	ext2fs_free_mem(&live);
 	return err;
 }
