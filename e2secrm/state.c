@@ -33,7 +33,7 @@
 
 #define STATE_VERSION	1
 #define STATE_MAX	4096	/* a valid file is a few hundred bytes */
-#define INTENT_VERSION	1
+#define INTENT_VERSION	2	/* 1: no mark */
 #define INTENT_MAX	(64 << 20) /* two million lives, at most */
 
 static void why(struct cmd_state *st, const char *fmt, const char *arg)
@@ -110,16 +110,18 @@ static void set_path(struct cmd_state *st, const char *dir,
 /* A decimal number of at most @max, all of @s. */
 static int parse_num(const char *s, uint64_t max, uint64_t *out)
 {
-	uint64_t v = 0;
+	uint64_t v = 0, d;
 
 	if (!*s)
 		return -1;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return -1;
-		if (v > (max - (uint64_t)(*s - '0')) / 10)
+		d = (uint64_t)(*s - '0');
+		/* v * 10 + d <= max, without wrapping (max may be below 9). */
+		if (v > max / 10 || v * 10 > max - d || d > max)
 			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
+		v = v * 10 + d;
 	}
 	*out = v;
 	return 0;
@@ -470,12 +472,17 @@ int state_write(const char *dir, const char *uuid,
 	return 0;
 }
 
-/* The intent file's keys. */
-enum intent_key { IK_VERSION, IK_UUID, IK_LIFE, IK_COUNT };
+/*
+ * The intent file's keys.  Version 1 had no mark: its lives are taken,
+ * what it says of their maps is not (lib/find/intent.c).
+ */
+enum intent_key { IK_VERSION, IK_UUID, IK_MARK, IK_LIFE, IK_COUNT };
 
 static const struct key intent_keys[IK_COUNT] = {
-	{ "version",	1, INTENT_VERSION, INTENT_VERSION, 0 },
+	{ "version",	1, 1, INTENT_VERSION, 0 },
 	{ "uuid",	0, 0, 0, 0 },
+	/* "mark=MNT_COUNT MTIME LASTCHECK": struct e2sr_fs_mark */
+	{ "mark",	3, 0, UINT64_MAX, 0 },
 	/* "life=INO GEN LOST", on as many lines as there are lives */
 	{ "life",	3, 0, UINT32_MAX, 1 },
 };
@@ -511,12 +518,14 @@ static int add_life(void *arg, const uint64_t *v, struct cmd_state *st)
 
 /*
  * The lives a run cut before its end saved for filesystem @uuid, into
- * *@lives (the caller frees it with ext2fs_free_mem()).  Sets st->intent
- * as state_read() sets st->read; a file that cannot be used is no intent,
- * and st->why says why.
+ * *@lives (the caller frees it with ext2fs_free_mem()), and what that run
+ * saw of the superblock into @mark (*@have_mark 0 when the file is older
+ * than the mark).  Sets st->intent as state_read() sets st->read; a file
+ * that cannot be used is no intent, and st->why says why.
  */
 void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
-		 size_t *count, struct cmd_state *st)
+		 size_t *count, struct e2sr_fs_mark *mark, int *have_mark,
+		 struct cmd_state *st)
 {
 	struct lives ls = { NULL, 0, 0 };
 	uint64_t v[IK_COUNT][FIELDS_MAX];
@@ -525,6 +534,8 @@ void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
 
 	*lives = NULL;
 	*count = 0;
+	*have_mark = 0;
+	memset(mark, 0, sizeof(*mark));
 	st->why[0] = 0;
 	set_path(st, dir, uuid);
 	st->intent = STATE_BAD;
@@ -540,9 +551,20 @@ void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
 	if (parse_lines(text, uuid, intent_keys, IK_COUNT, v, &have,
 			add_life, &ls, st))
 		goto out;
-	if (!(have & 1u << IK_VERSION) || !(have & 1u << IK_UUID)) {
+	if (!(have & 1u << IK_VERSION) || !(have & 1u << IK_UUID) ||
+	    (v[IK_VERSION][0] >= 2 && !(have & 1u << IK_MARK))) {
 		why(st, "%s", "a key is missing");
 		goto out;
+	}
+	if (have & 1u << IK_MARK) {
+		if (v[IK_MARK][0] > UINT16_MAX) {
+			why(st, "a bad value for '%s'", "mark");
+			goto out;
+		}
+		mark->mnt_count = (__u32)v[IK_MARK][0];
+		mark->mtime = v[IK_MARK][1];
+		mark->lastcheck = v[IK_MARK][2];
+		*have_mark = 1;
 	}
 	*lives = ls.l;
 	*count = ls.n;
@@ -554,12 +576,13 @@ out:
 }
 
 /*
- * Save @count @lives as the intent of a run on filesystem @uuid, synced
- * before it returns: 0, or -1 with st->why filled.
+ * Save @count @lives as the intent of a run on filesystem @uuid, with
+ * what it sees of the superblock (@mark), synced before it returns: 0,
+ * or -1 with st->why filled.
  */
 int intent_write(const char *dir, const char *uuid,
 		 const struct e2sr_life *lives, size_t count,
-		 struct cmd_state *st)
+		 const struct e2sr_fs_mark *mark, struct cmd_state *st)
 {
 	char *text, *p;
 	size_t i, size;
@@ -572,7 +595,7 @@ int intent_write(const char *dir, const char *uuid,
 		return -1;
 	}
 	/* "life=" and three 10-digit numbers, two spaces and a newline. */
-	size = 256 + count * 38;
+	size = 384 + count * 38;
 	if (size > INTENT_MAX) {
 		why(st, "%s", "too many lives");
 		return -1;
@@ -581,9 +604,14 @@ int intent_write(const char *dir, const char *uuid,
 		why(st, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	p = text + snprintf(text, 256, "# e2secrm: the lives a run that has "
+	p = text + snprintf(text, 384, "# e2secrm: the lives a run that has "
 			    "not ended yet wipes (inode generation lost)\n"
-			    "version=%d\nuuid=%s\n", INTENT_VERSION, uuid);
+			    "version=%d\nuuid=%s\n"
+			    "# mount count, mount time, last check\n"
+			    "mark=%u %" PRIu64 " %" PRIu64 "\n",
+			    INTENT_VERSION, uuid, (unsigned)mark->mnt_count,
+			    (uint64_t)mark->mtime,
+			    (uint64_t)mark->lastcheck);
 	for (i = 0; i < count; i++)
 		p += sprintf(p, "life=%u %u %u\n", (unsigned)lives[i].ino,
 			     (unsigned)lives[i].generation,
