@@ -134,10 +134,11 @@ void state_read(const char *dir, const char *uuid,
 int state_write(const char *dir, const char *uuid,
 		const struct e2sr_cover_prev *now, struct cmd_state *st);
 void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
-		 size_t *count, struct cmd_state *st);
+		 size_t *count, struct e2sr_fs_mark *mark, int *have_mark,
+		 struct cmd_state *st);
 int intent_write(const char *dir, const char *uuid,
 		 const struct e2sr_life *lives, size_t count,
-		 struct cmd_state *st);
+		 const struct e2sr_fs_mark *mark, struct cmd_state *st);
 int intent_clear(const char *dir, const char *uuid, struct cmd_state *st);
 
 /* actions.c */

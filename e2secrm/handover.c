@@ -30,11 +30,13 @@
 static void load_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct cmd_state *st = o->state;
+	struct e2sr_fs_mark mark;
 	struct e2sr_life *lives;
 	size_t n;
+	int have_mark;
 	errcode_t err;
 
-	intent_read(o->state_dir, st->uuid, &lives, &n, st);
+	intent_read(o->state_dir, st->uuid, &lives, &n, &mark, &have_mark, st);
 	if (st->intent == STATE_BAD) {
 		com_err(program_name, 0, "%s: intent file %s: %s; taken as "
 			"none", o->device, st->intent_path, st->why);
@@ -42,7 +44,7 @@ static void load_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	}
 	if (st->intent != STATE_READ)
 		return;
-	err = e2sr_intent_set(ctx, lives, n);
+	err = e2sr_intent_set(ctx, lives, n, have_mark ? &mark : NULL);
 	ext2fs_free_mem(&lives);
 	if (err) {
 		com_err(program_name, err, "%s: while reading intent file %s; "
@@ -53,6 +55,12 @@ static void load_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: an interrupted run proved %zu secure-delete "
 		       "%s (%s): taken as proven\n", o->device, n,
 		       n == 1 ? "life" : "lives", st->intent_path);
+	/* Said with -p too: it may turn into a loss (exit bit 4). */
+	if (n && ctx->prior_unproven)
+		com_err(program_name, 0, "%s: intent file %s: the filesystem "
+			"was mounted or checked since that run (or is another "
+			"copy with its UUID): its maps are taken as this run "
+			"finds them", o->device, st->intent_path);
 }
 
 /*
@@ -64,12 +72,14 @@ static void load_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 void handover_save_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 {
 	struct cmd_state *st = o->state;
+	struct e2sr_fs_mark mark;
 	struct e2sr_life *lives;
 	size_t n;
 	errcode_t err;
 
 	if (st->intent == STATE_OFF)
 		return;
+	e2sr_intent_mark(ctx, &mark);
 	err = e2sr_intent_lives(ctx, &lives, &n);
 	if (err) {
 		com_err(program_name, err, "warning: %s: while listing the "
@@ -78,7 +88,8 @@ void handover_save_intent(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			st->intent_path);
 		return;
 	}
-	if (n && intent_write(o->state_dir, st->uuid, lives, n, st))
+	if (n && intent_write(o->state_dir, st->uuid, lives, n, &mark,
+				  st))
 		com_err(program_name, 0, "warning: %s: intent file %s not "
 			"written (%s): a run cut from here on may leave what "
 			"the next run cannot trace", o->device,

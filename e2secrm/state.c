@@ -33,7 +33,7 @@
 
 #define STATE_VERSION	1
 #define STATE_MAX	4096	/* a valid file is a few hundred bytes */
-#define INTENT_VERSION	1
+#define INTENT_VERSION	2	/* 1: no mark */
 #define INTENT_MAX	(64 << 20) /* two million lives, at most */
 
 static void why(struct cmd_state *st, const char *fmt, const char *arg)
@@ -110,39 +110,77 @@ static void set_path(struct cmd_state *st, const char *dir,
 /* A decimal number of at most @max, all of @s. */
 static int parse_num(const char *s, uint64_t max, uint64_t *out)
 {
-	uint64_t v = 0;
+	uint64_t v = 0, d;
 
 	if (!*s)
 		return -1;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return -1;
-		if (v > (max - (uint64_t)(*s - '0')) / 10)
+		d = (uint64_t)(*s - '0');
+		/* v * 10 + d <= max, without wrapping (max may be below 9). */
+		if (v > max / 10 || v * 10 > max - d || d > max)
 			return -1;
-		v = v * 10 + (uint64_t)(*s - '0');
+		v = v * 10 + d;
 	}
 	*out = v;
 	return 0;
 }
 
-#define HAVE_VERSION	0x01
-#define HAVE_UUID	0x02
-#define HAVE_TID	0x04
-#define HAVE_TID_TIME	0x08
-#define HAVE_SEQUENCE	0x10
-#define HAVE_HEAD	0x20
-#define HAVE_RUN_TIME	0x40
-#define HAVE_ALL	0x7f
-#define HAVE_UNANSWERED	0x80	/* optional: 0 when not there */
+/* What a line of a state or an intent file may say. */
+struct key {
+	const char	*name;
+	int		fields;		/* numbers, one space apart; 0: UUID */
+	uint64_t	min, max;	/* of each number */
+	int		repeats;	/* may come on any number of lines */
+};
 
-/* Every line known, every number in range, every key once. */
-static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
-		 struct cmd_state *st)
+#define FIELDS_MAX	3
+
+/*
+ * The numbers of @s, @fields of them one space apart and nothing else,
+ * each in [@min, @max].
+ */
+static int parse_fields(char *s, int fields, uint64_t min, uint64_t max,
+			uint64_t *out)
+{
+	char *sp;
+	int i;
+
+	for (i = 0; i < fields; i++) {
+		sp = strchr(s, ' ');
+		if ((i < fields - 1) != (sp != NULL))
+			return -1;
+		if (sp)
+			*sp = 0;
+		if (parse_num(s, max, &out[i]) || out[i] < min)
+			return -1;
+		if (sp)
+			s = sp + 1;
+	}
+	return 0;
+}
+
+/*
+ * The one parser of both files: every line of @text "key=value" (blank
+ * and '#' lines skipped), every key one of the @n @keys, every number in
+ * its range, a key that does not repeat on one line only, and the UUID
+ * @uuid's.  Key i's numbers go to vals[i], or, for a key that repeats,
+ * to @each with @arg as its line comes; *@have gets bit i of every key
+ * met.  0, or -1 with st->why filled.
+ */
+static int parse_lines(char *text, const char *uuid, const struct key *keys,
+		       size_t n, uint64_t (*vals)[FIELDS_MAX],
+		       unsigned int *have,
+		       int (*each)(void *arg, const uint64_t *v,
+				   struct cmd_state *st),
+		       void *arg, struct cmd_state *st)
 {
 	char *line, *next, *eq;
-	unsigned int have = 0, bit;
-	uint64_t v;
+	uint64_t v[FIELDS_MAX];
+	size_t k;
 
+	*have = 0;
 	for (line = text; line && *line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -155,74 +193,81 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 			return -1;
 		}
 		*eq++ = 0;
-		if (!strcmp(line, "uuid")) {
+		for (k = 0; k < n; k++)
+			if (!strcmp(line, keys[k].name))
+				break;
+		if (k == n) {
+			/* Not echoed: it may be any bytes. */
+			why(st, "%s", "a key it does not know");
+			return -1;
+		}
+		if ((*have & 1u << k) && !keys[k].repeats) {
+			why(st, "%s", "a key twice");
+			return -1;
+		}
+		*have |= 1u << k;
+		if (!keys[k].fields) {
 			if (strcmp(eq, uuid)) {
 				why(st, "%s", "it names another filesystem");
 				return -1;
 			}
-			bit = HAVE_UUID;
-		} else {
-			static const struct {
-				const char	*key;
-				unsigned int	bit;
-				uint64_t	max;
-			} keys[] = {
-				{ "version",	HAVE_VERSION,	STATE_VERSION },
-				{ "tid",	HAVE_TID,	UINT32_MAX },
-				{ "tid_time",	HAVE_TID_TIME,	UINT64_MAX },
-				{ "sequence",	HAVE_SEQUENCE,	UINT32_MAX },
-				{ "head",	HAVE_HEAD,	UINT32_MAX },
-				{ "run_time",	HAVE_RUN_TIME,	UINT64_MAX },
-				{ "unanswered",	HAVE_UNANSWERED, UINT32_MAX },
-			};
-			size_t k;
-
-			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-				if (!strcmp(line, keys[k].key))
-					break;
-			if (k == sizeof(keys) / sizeof(keys[0])) {
-				/* Not echoed: it may be any bytes. */
-				why(st, "%s", "a key it does not know");
-				return -1;
-			}
-			if (parse_num(eq, keys[k].max, &v) ||
-			    (keys[k].bit == HAVE_VERSION &&
-			     v != STATE_VERSION)) {
-				why(st, "a bad value for '%s'", keys[k].key);
-				return -1;
-			}
-			bit = keys[k].bit;
-			switch (bit) {
-			case HAVE_TID:
-				prev->tid = (__u32)v;
-				break;
-			case HAVE_TID_TIME:
-				prev->tid_time = v;
-				break;
-			case HAVE_SEQUENCE:
-				prev->sequence = (__u32)v;
-				break;
-			case HAVE_HEAD:
-				prev->head = (__u32)v;
-				break;
-			case HAVE_RUN_TIME:
-				prev->run_time = v;
-				break;
-			case HAVE_UNANSWERED:
-				prev->unanswered = (__u32)v;
-				break;
-			}
+			continue;
 		}
-		if (have & bit) {
-			why(st, "%s", "a key twice");
+		if (parse_fields(eq, keys[k].fields, keys[k].min,
+				 keys[k].max, v)) {
+			why(st, "a bad value for '%s'", keys[k].name);
 			return -1;
 		}
-		have |= bit;
+		if (keys[k].repeats) {
+			if (each(arg, v, st))
+				return -1;
+		} else {
+			memcpy(vals[k], v, sizeof(v));
+		}
 	}
-	if ((have & HAVE_ALL) != HAVE_ALL) {
+	return 0;
+}
+
+/* The state file's keys, in the order of enum state_key. */
+enum state_key {
+	SK_VERSION, SK_UUID, SK_TID, SK_TID_TIME, SK_SEQUENCE, SK_HEAD,
+	SK_RUN_TIME,
+	SK_UNANSWERED,	/* optional: 0 when not there */
+	SK_COUNT
+};
+
+static const struct key state_keys[SK_COUNT] = {
+	{ "version",	1, STATE_VERSION, STATE_VERSION, 0 },
+	{ "uuid",	0, 0, 0, 0 },
+	{ "tid",	1, 0, UINT32_MAX, 0 },
+	{ "tid_time",	1, 0, UINT64_MAX, 0 },
+	{ "sequence",	1, 0, UINT32_MAX, 0 },
+	{ "head",	1, 0, UINT32_MAX, 0 },
+	{ "run_time",	1, 0, UINT64_MAX, 0 },
+	{ "unanswered",	1, 0, UINT32_MAX, 0 },
+};
+
+/* Every line known, every number in range, every key once. */
+static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
+		 struct cmd_state *st)
+{
+	uint64_t v[SK_COUNT][FIELDS_MAX];
+	unsigned int have, need = (1u << SK_UNANSWERED) - 1;
+
+	memset(v, 0, sizeof(v));
+	if (parse_lines(text, uuid, state_keys, SK_COUNT, v, &have, NULL,
+			NULL, st))
+		return -1;
+	if ((have & need) != need) {
 		why(st, "%s", "a key is missing");
 		return -1;
 	}
+	prev->tid = (__u32)v[SK_TID][0];
+	prev->tid_time = v[SK_TID_TIME][0];
+	prev->sequence = (__u32)v[SK_SEQUENCE][0];
+	prev->head = (__u32)v[SK_HEAD][0];
+	prev->run_time = v[SK_RUN_TIME][0];
+	prev->unanswered = (__u32)v[SK_UNANSWERED][0];
 	return 0;
 }
 
@@ -427,50 +472,70 @@ int state_write(const char *dir, const char *uuid,
 	return 0;
 }
 
-/* "life=INO GEN LOST": three numbers, one space apart, nothing else. */
-static int parse_life(char *v, struct e2sr_life *l)
-{
-	char *f[3], *sp;
-	uint64_t n[3];
-	int i;
+/*
+ * The intent file's keys.  Version 1 had no mark: its lives are taken,
+ * what it says of their maps is not (lib/find/intent.c).
+ */
+enum intent_key { IK_VERSION, IK_UUID, IK_MARK, IK_LIFE, IK_COUNT };
 
-	for (i = 0; i < 3; i++) {
-		f[i] = v;
-		sp = strchr(v, ' ');
-		if ((i < 2) != (sp != NULL))
-			return -1;
-		if (sp) {
-			*sp = 0;
-			v = sp + 1;
-		}
-		if (parse_num(f[i], UINT32_MAX, &n[i]))
-			return -1;
-	}
-	if (!n[0])
+static const struct key intent_keys[IK_COUNT] = {
+	{ "version",	1, 1, INTENT_VERSION, 0 },
+	{ "uuid",	0, 0, 0, 0 },
+	/* "mark=MNT_COUNT MTIME LASTCHECK": struct e2sr_fs_mark */
+	{ "mark",	3, 0, UINT64_MAX, 0 },
+	/* "life=INO GEN LOST", on as many lines as there are lives */
+	{ "life",	3, 0, UINT32_MAX, 1 },
+};
+
+struct lives {
+	struct e2sr_life	*l;
+	size_t			n, alloc;
+};
+
+static int add_life(void *arg, const uint64_t *v, struct cmd_state *st)
+{
+	struct lives *ls = arg;
+
+	if (!v[0]) {
+		why(st, "%s", "a bad life line");
 		return -1;
-	l->ino = (ext2_ino_t)n[0];
-	l->generation = (__u32)n[1];
-	l->lost = (__u32)n[2];
+	}
+	if (ls->n == ls->alloc) {
+		size_t more = ls->alloc ? ls->alloc * 2 : 64;
+
+		if (ext2fs_resize_mem(ls->alloc * sizeof(*ls->l),
+				      more * sizeof(*ls->l), &ls->l)) {
+			why(st, "%s", strerror(ENOMEM));
+			return -1;
+		}
+		ls->alloc = more;
+	}
+	ls->l[ls->n].ino = (ext2_ino_t)v[0];
+	ls->l[ls->n].generation = (__u32)v[1];
+	ls->l[ls->n++].lost = (__u32)v[2];
 	return 0;
 }
 
 /*
  * The lives a run cut before its end saved for filesystem @uuid, into
- * *@lives (the caller frees it with ext2fs_free_mem()).  Sets st->intent as state_read() sets
- * st->read; a file that cannot be used is no intent, and st->why says
- * why.
+ * *@lives (the caller frees it with ext2fs_free_mem()), and what that run
+ * saw of the superblock into @mark (*@have_mark 0 when the file is older
+ * than the mark).  Sets st->intent as state_read() sets st->read; a file
+ * that cannot be used is no intent, and st->why says why.
  */
 void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
-		 size_t *count, struct cmd_state *st)
+		 size_t *count, struct e2sr_fs_mark *mark, int *have_mark,
+		 struct cmd_state *st)
 {
-	struct e2sr_life *l = NULL;
-	char *text, *line, *next, *eq;
-	size_t n = 0, alloc = 0;
-	int have_version = 0, have_uuid = 0;
-	uint64_t v;
+	struct lives ls = { NULL, 0, 0 };
+	uint64_t v[IK_COUNT][FIELDS_MAX];
+	unsigned int have;
+	char *text;
 
 	*lives = NULL;
 	*count = 0;
+	*have_mark = 0;
+	memset(mark, 0, sizeof(*mark));
 	st->why[0] = 0;
 	set_path(st, dir, uuid);
 	st->intent = STATE_BAD;
@@ -482,69 +547,42 @@ void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
 	if (st->intent != STATE_READ)
 		return;
 	st->intent = STATE_BAD;
-	for (line = text; line && *line; line = next) {
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = 0;
-		if (!*line || *line == '#')
-			continue;
-		eq = strchr(line, '=');
-		if (!eq) {
-			why(st, "%s", "a line without '='");
-			goto out;
-		}
-		*eq++ = 0;
-		if (!strcmp(line, "version") && !have_version &&
-		    !parse_num(eq, INTENT_VERSION, &v) && v == INTENT_VERSION) {
-			have_version = 1;
-		} else if (!strcmp(line, "uuid") && !have_uuid) {
-			if (strcmp(eq, uuid)) {
-				why(st, "%s", "it names another filesystem");
-				goto out;
-			}
-			have_uuid = 1;
-		} else if (!strcmp(line, "life")) {
-			if (n == alloc) {
-				size_t more = alloc ? alloc * 2 : 64;
-
-				if (ext2fs_resize_mem(alloc * sizeof(*l),
-						      more * sizeof(*l), &l)) {
-					why(st, "%s", strerror(ENOMEM));
-					goto out;
-				}
-				alloc = more;
-			}
-			if (parse_life(eq, &l[n])) {
-				why(st, "%s", "a bad life line");
-				goto out;
-			}
-			n++;
-		} else {
-			/* Not echoed: it may be any bytes. */
-			why(st, "%s", "a key it does not know, or twice");
-			goto out;
-		}
-	}
-	if (!have_version || !have_uuid) {
+	memset(v, 0, sizeof(v));
+	if (parse_lines(text, uuid, intent_keys, IK_COUNT, v, &have,
+			add_life, &ls, st))
+		goto out;
+	if (!(have & 1u << IK_VERSION) || !(have & 1u << IK_UUID) ||
+	    (v[IK_VERSION][0] >= 2 && !(have & 1u << IK_MARK))) {
 		why(st, "%s", "a key is missing");
 		goto out;
 	}
-	*lives = l;
-	*count = n;
-	l = NULL;
+	if (have & 1u << IK_MARK) {
+		if (v[IK_MARK][0] > UINT16_MAX) {
+			why(st, "a bad value for '%s'", "mark");
+			goto out;
+		}
+		mark->mnt_count = (__u32)v[IK_MARK][0];
+		mark->mtime = v[IK_MARK][1];
+		mark->lastcheck = v[IK_MARK][2];
+		*have_mark = 1;
+	}
+	*lives = ls.l;
+	*count = ls.n;
+	ls.l = NULL;
 	st->intent = STATE_READ;
 out:
-	ext2fs_free_mem(&l);
+	ext2fs_free_mem(&ls.l);
 	ext2fs_free_mem(&text);
 }
 
 /*
- * Save @count @lives as the intent of a run on filesystem @uuid, synced
- * before it returns: 0, or -1 with st->why filled.
+ * Save @count @lives as the intent of a run on filesystem @uuid, with
+ * what it sees of the superblock (@mark), synced before it returns: 0,
+ * or -1 with st->why filled.
  */
 int intent_write(const char *dir, const char *uuid,
 		 const struct e2sr_life *lives, size_t count,
-		 struct cmd_state *st)
+		 const struct e2sr_fs_mark *mark, struct cmd_state *st)
 {
 	char *text, *p;
 	size_t i, size;
@@ -557,7 +595,7 @@ int intent_write(const char *dir, const char *uuid,
 		return -1;
 	}
 	/* "life=" and three 10-digit numbers, two spaces and a newline. */
-	size = 256 + count * 38;
+	size = 384 + count * 38;
 	if (size > INTENT_MAX) {
 		why(st, "%s", "too many lives");
 		return -1;
@@ -566,9 +604,14 @@ int intent_write(const char *dir, const char *uuid,
 		why(st, "%s", strerror(ENOMEM));
 		return -1;
 	}
-	p = text + snprintf(text, 256, "# e2secrm: the lives a run that has "
+	p = text + snprintf(text, 384, "# e2secrm: the lives a run that has "
 			    "not ended yet wipes (inode generation lost)\n"
-			    "version=%d\nuuid=%s\n", INTENT_VERSION, uuid);
+			    "version=%d\nuuid=%s\n"
+			    "# mount count, mount time, last check\n"
+			    "mark=%u %" PRIu64 " %" PRIu64 "\n",
+			    INTENT_VERSION, uuid, (unsigned)mark->mnt_count,
+			    (uint64_t)mark->mtime,
+			    (uint64_t)mark->lastcheck);
 	for (i = 0; i < count; i++)
 		p += sprintf(p, "life=%u %u %u\n", (unsigned)lives[i].ino,
 			     (unsigned)lives[i].generation,

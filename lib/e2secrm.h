@@ -102,6 +102,19 @@ struct e2sr_life {
 	__u32			lost;		/* E2SR_MAP_LOST bits it had */
 };
 
+/*
+ * intent.c: what a run saw of the superblock when it saved its lives:
+ * the fields only a mount (mount count, mount time) or e2fsck (last
+ * check) change, never e2secrm.  A dd copy shares the UUID; a run that
+ * finds them changed cannot tell the copy it runs on from the one the
+ * lives were proved on (intent.c says what it trusts then).
+ */
+struct e2sr_fs_mark {
+	__u32			mnt_count;	/* s_mnt_count */
+	__u64			mtime;		/* s_mtime, with _hi */
+	__u64			lastcheck;	/* s_lastcheck, with _hi */
+};
+
 /* watch_io.c: the first read or write the device failed for good. */
 struct e2sr_io_failure {
 	errcode_t		error;
@@ -755,6 +768,12 @@ struct e2sr_ctx {
 	/* The lives a cut run saved, sorted (intent.c). */
 	struct e2sr_life	*prior;
 	size_t			prior_count;
+	/*
+	 * The filesystem was mounted or checked since they were saved (or
+	 * is another copy with the same UUID): the lives are still taken,
+	 * what that run said of their maps is not (intent.c).
+	 */
+	int			prior_unproven;
 };
 
 /* context.c */
@@ -775,8 +794,9 @@ int e2sr_io_watch_failure(struct e2sr_io_failure *f);
 unsigned long e2sr_io_watch_retried(void);
 
 /* intent.c: the lives a cut run saved, and those this one plans on */
+void e2sr_intent_mark(const struct e2sr_ctx *ctx, struct e2sr_fs_mark *mark);
 errcode_t e2sr_intent_set(struct e2sr_ctx *ctx, const struct e2sr_life *lives,
-			  size_t count);
+			  size_t count, const struct e2sr_fs_mark *saved);
 errcode_t e2sr_intent_lives(const struct e2sr_ctx *ctx,
 			    struct e2sr_life **ret, size_t *count);
 

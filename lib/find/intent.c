@@ -12,6 +12,23 @@
  * content), and a run that finds them (e2sr_intent_set) takes each one
  * for a secure-delete file as surely as the run that proved it did.
  *
+ * The file is named by the filesystem's UUID, and a dd copy has the
+ * same one: the intent of a run cut on one copy may be found by a run
+ * on the other.  Nothing tells two copies apart at the moment of the
+ * copy, so what matters is what the intent makes a run do on the wrong
+ * one.  Its lives (inode number and generation) are harmless there: the
+ * copy shares the history that proved them up to the copy, a generation
+ * the kernel draws at random names the same file on both, and rule 10
+ * (DESIGN.md) wipes what may be a +s file's; live files' data is never
+ * a target.  What the cut run said of their maps is not harmless: it
+ * lets a map found short pass as wiped, which is true only of the copy
+ * that run wiped.  So the intent carries the superblock fields only a
+ * mount or e2fsck changes (struct e2sr_fs_mark; a cut run writes none
+ * of them), and where they differ now (a mount or a check since, on
+ * this copy or on another) the lives are taken and their maps are what
+ * this run finds: a map found short is reported lost (exit bit 4), never
+ * taken as wiped.  doc/incremental.md, "Copies of a filesystem".
+ *
  * Owns the prior lives a run is given, the scan passes that seed them
  * into the inventory (before the journal's versions are matched to files,
  * so that versions of such a life join it) and settle what the earlier
@@ -56,14 +73,37 @@ static size_t unique_lives(struct e2sr_life *l, size_t n)
 	return out + 1;
 }
 
-/* The prior lives of this filesystem, as a cut run saved them. */
-errcode_t e2sr_intent_set(struct e2sr_ctx *ctx, const struct e2sr_life *lives,
-			  size_t count)
+/* The superblock fields a mount or e2fsck changes, as they are now. */
+void e2sr_intent_mark(const struct e2sr_ctx *ctx, struct e2sr_fs_mark *mark)
 {
+	const struct ext2_super_block *sb = ctx->fs->super;
+
+	memset(mark, 0, sizeof(*mark));
+	mark->mnt_count = sb->s_mnt_count;
+	mark->mtime = (__u64)sb->s_mtime_hi << 32 | sb->s_mtime;
+	mark->lastcheck = (__u64)sb->s_lastcheck_hi << 32 | sb->s_lastcheck;
+}
+
+/*
+ * The prior lives of this filesystem, as a cut run saved them, with
+ * what it saw of the superblock (@saved; NULL when the file has none).
+ */
+errcode_t e2sr_intent_set(struct e2sr_ctx *ctx, const struct e2sr_life *lives,
+			  size_t count, const struct e2sr_fs_mark *saved)
+{
+	struct e2sr_fs_mark now;
 	errcode_t err;
 
 	ext2fs_free_mem(&ctx->prior);
 	ctx->prior_count = 0;
+	ctx->prior_unproven = 0;
+	if (count) {
+		e2sr_intent_mark(ctx, &now);
+		ctx->prior_unproven = !saved ||
+				      saved->mnt_count != now.mnt_count ||
+				      saved->mtime != now.mtime ||
+				      saved->lastcheck != now.lastcheck;
+	}
 	if (!count)
 		return 0;
 	err = ext2fs_get_array(count, sizeof(*lives), &ctx->prior);
@@ -135,8 +175,10 @@ static errcode_t seed(struct e2sr_ctx *ctx, const struct e2sr_life *p,
 errcode_t e2sr_intent_seed(struct e2sr_ctx *ctx)
 {
 	struct ext2_inode_large *live;
+	const struct e2sr_life *p;
 	int isz = EXT2_INODE_SIZE(ctx->fs->super);
 	size_t i, have = ctx->inv.count;
+	char *held = NULL;
 	errcode_t err = 0;
 
 	if (!ctx->prior_count)
@@ -144,19 +186,22 @@ errcode_t e2sr_intent_seed(struct e2sr_ctx *ctx)
 	if (isz < (int)sizeof(*live))
 		isz = sizeof(*live);
 	err = ext2fs_get_memzero(isz, &live);
+	if (!err)
+		err = ext2fs_get_memzero(ctx->prior_count, &held);
 	if (err)
-		return err;
-	for (i = 0; !err && i < ctx->prior_count; i++) {
-		const struct e2sr_life *p = &ctx->prior[i];
-		size_t k;
-
-		for (k = 0; k < have; k++)
-			if (ctx->inv.files[k].ino == p->ino &&
-			    ctx->inv.files[k].generation == p->generation)
-				break;
-		if (k == have)
-			err = seed(ctx, p, live, isz);
+		goto out;
+	/* The prior list is sorted: one search per file the scan found. */
+	for (i = 0; i < have; i++) {
+		p = prior_life(ctx, ctx->inv.files[i].ino,
+			       ctx->inv.files[i].generation);
+		if (p)
+			held[p - ctx->prior] = 1;
 	}
+	for (i = 0; !err && i < ctx->prior_count; i++)
+		if (!held[i])
+			err = seed(ctx, &ctx->prior[i], live, isz);
+out:
+	ext2fs_free_mem(&held);
 	ext2fs_free_mem(&live);
 	return err;
 }
@@ -180,6 +225,11 @@ errcode_t e2sr_intent_settle(struct e2sr_ctx *ctx)
 		p = prior_life(ctx, f->ino, f->generation);
 		if (!p || f->state == E2SR_STATE_LIVE)
 			continue;
+		if (ctx->prior_unproven) {
+			/* Its word may be another copy's: only a loss. */
+			f->map_status |= p->lost & E2SR_MAP_LOST;
+			continue;
+		}
 		f->map_status = (f->map_status & ~E2SR_MAP_LOST) |
 				(p->lost & E2SR_MAP_LOST);
 		if (!(f->map_status & E2SR_MAP_LOST))
