@@ -19,6 +19,7 @@
 
 #include "e2secrmP.h"
 #include "crc32c.h"
+#include "readahead.h"
 
 /* Inode table blocks read per scan step: large sequential reads. */
 #define SCAN_BUFFER_BLOCKS	256
@@ -288,6 +289,50 @@ static errcode_t next_inode(ext2_filsys fs, ext2_inode_scan scan,
 }
 
 /*
+ * The inode tables the scan and the tails' pass will read, whole, of the
+ * initialised groups in group order, asked for ahead of the scan
+ * (readahead.c); @cum[g]: the bytes of the list before group @g's.
+ */
+static void itable_readahead(ext2_filsys fs, struct e2sr_ra **ra,
+			     __u64 **cum)
+{
+	struct e2sr_ra_range *r = NULL;
+	blk64_t itable;
+	__u64 at = 0, len = (__u64)fs->inode_blocks_per_group * fs->blocksize;
+	size_t n = 0;
+	dgrp_t g;
+
+	*ra = NULL;
+	*cum = NULL;
+	if (ext2fs_get_array(fs->group_desc_count, sizeof(*r), &r) ||
+	    ext2fs_get_array(fs->group_desc_count + 1, sizeof(**cum), cum))
+		goto out;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		(*cum)[g] = at;
+		itable = ext2fs_inode_table_loc(fs, g);
+		if (!itable || (ext2fs_has_group_desc_csum(fs) &&
+				ext2fs_bg_flags_test(fs, g,
+						     EXT2_BG_INODE_UNINIT)))
+			continue;
+		if (n && r[n - 1].offset + r[n - 1].length ==
+			 (__u64)itable * fs->blocksize) {
+			r[n - 1].length += len;	/* flex_bg: one run */
+		} else {
+			r[n].offset = (__u64)itable * fs->blocksize;
+			r[n].length = len;
+			n++;
+		}
+		at += len;
+	}
+	(*cum)[g] = at;
+	e2sr_ra_start(fs->device_name, r, n, E2SR_RA_WINDOW, ra);
+out:
+	ext2fs_free_mem(&r);
+	if (!*ra)
+		ext2fs_free_mem(cum);
+}
+
+/*
  * The live pass of the find stage (scan.c): every record of the inode
  * tables, the live map finished, the groups' tails.
  */
@@ -298,6 +343,9 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 	struct ext2_inode_large *inode;
 	int isize = EXT2_INODE_SIZE(fs->super);
 	ext2_ino_t ino;
+	struct e2sr_ra *ra;
+	__u64 *cum;
+	dgrp_t group, last = (dgrp_t)-1;
 	errcode_t err;
 	int csum_bad;
 
@@ -312,6 +360,7 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 	if (err)
 		goto out_mem;
 	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
+	itable_readahead(fs, &ra, &cum);
 
 	for (;;) {
 		if (e2sr_cancelled(ctx)) {
@@ -339,6 +388,11 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 			break;
 		if (!ino)
 			break;
+		group = (ino - 1) / fs->super->s_inodes_per_group;
+		if (ra && group != last && group < fs->group_desc_count) {
+			e2sr_ra_done(ra, cum[group]);
+			last = group;
+		}
 		ctx->inv.inodes_scanned++;
 		if (!(ino & 4095))
 			e2sr_progress(ctx, E2SR_STAGE_SCAN, ino,
@@ -365,6 +419,8 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 		err = e2sr_livemap_finish(ctx);
 	if (!err)
 		err = scan_tails(ctx, inode);
+	e2sr_ra_stop(&ra);
+	ext2fs_free_mem(&cum);
 out_mem:
 	ext2fs_free_mem(&inode);
 	return err;

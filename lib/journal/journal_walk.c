@@ -21,6 +21,7 @@
 #include "jbd2.h"
 #include "journal.h"
 #include "journal_walk.h"
+#include "readahead.h"
 
 /* A data position some descriptor says holds a copy of a fs block. */
 struct claim {
@@ -260,20 +261,60 @@ static void scan_block(struct walk *w, __u32 pos, const unsigned char *b)
 	}
 }
 
+/*
+ * The log's blocks [first, last) on the device, in log order, asked for
+ * ahead of the walk (readahead.c): the physical runs of the journal.
+ */
+static void log_readahead(struct walk *w, struct e2sr_ra **ra)
+{
+	const struct e2sr_jsb *jsb = w->jsb;
+	struct e2sr_ra_range *r = NULL;
+	size_t n = 0, alloc = 0;
+	blk64_t phys;
+	__u32 pos;
+
+	*ra = NULL;
+	if (!w->j->io || !w->j->io->name)
+		return;
+	for (pos = jsb->first; pos < jsb->last; pos++) {
+		phys = e2sr_journal_phys(w->j, pos);
+		if (n && r[n - 1].offset + r[n - 1].length ==
+			 (__u64)phys * w->j->blocksize) {
+			r[n - 1].length += w->j->blocksize;
+			continue;
+		}
+		if (e2sr_array_room(&r, &alloc, n + 1, sizeof(*r)))
+			goto out;
+		r[n].offset = (__u64)phys * w->j->blocksize;
+		r[n].length = w->j->blocksize;
+		n++;
+	}
+	e2sr_ra_start(w->j->io->name, r, n, E2SR_RA_WINDOW, ra);
+out:
+	ext2fs_free_mem(&r);
+}
+
 /* Every position of [first, last), through the read window. */
 static errcode_t scan_log(struct walk *w)
 {
 	const struct e2sr_jsb *jsb = w->jsb;
 	const unsigned char *b;
+	struct e2sr_ra *ra;
 	__u32 pos;
-	errcode_t err;
+	errcode_t err = 0;
 
+	log_readahead(w, &ra);
 	for (pos = jsb->first; pos < jsb->last; pos++) {
-		if (w->fn_err)
-			return w->fn_err;
+		if (w->fn_err) {
+			err = w->fn_err;
+			break;
+		}
+		if (!((pos - jsb->first) & 255))
+			e2sr_ra_done(ra, (__u64)(pos - jsb->first) *
+				     w->j->blocksize);
 		err = e2sr_journal_block(w->j, pos, &b);
 		if (err)
-			return err;
+			break;
 		scan_block(w, pos, b);
 		/* What is not jbd2's own may hold a copy, descriptor or not. */
 		if (ext2fs_be32_to_cpu(*(const __u32 *)b) != E2SR_JBD2_MAGIC &&
@@ -287,7 +328,8 @@ static errcode_t scan_log(struct walk *w)
 							   b);
 		}
 	}
-	return 0;
+	e2sr_ra_stop(&ra);
+	return err;
 }
 
 /* Claims that wrapped behind the scan: read their blocks one by one. */
