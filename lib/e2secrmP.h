@@ -237,8 +237,10 @@ size_t e2sr_lower_bound(const void *base, size_t n, size_t size,
 			const void *key,
 			int (*cmp)(const void *key, const void *elem));
 
-/* wipe_io.c: the one guarded write path */
-errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+/*
+ * lib/write/: guard.c, the guards the kinds pass; wipe_io.c and
+ * wipe_journal.c, the writers (what only lib/write/ uses: write.h)
+ */
 errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
 			       blk64_t count);
 errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
@@ -255,14 +257,11 @@ errcode_t e2sr_wipe_check_dir_block(struct e2sr_ctx *ctx, ext2_ino_t dir,
 errcode_t e2sr_group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk);
 errcode_t e2sr_wipe_check_itable(struct e2sr_ctx *ctx, dgrp_t group,
 				 blk64_t blk, blk64_t n, int write);
-errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 void e2sr_wipe_stage(struct e2sr_ctx *ctx, enum e2sr_stage stage,
 		     blk64_t total);
 void e2sr_wipe_advance(struct e2sr_ctx *ctx, blk64_t n);
 errcode_t e2sr_wipe_runs(struct e2sr_ctx *ctx, const struct e2sr_action *a,
 			 size_t n);
-errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
-				  __u32 count);
 errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 				  const struct e2sr_action *a, size_t n);
 void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a);
