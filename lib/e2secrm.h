@@ -761,7 +761,7 @@ struct e2sr_ctx {
 errcode_t e2sr_ctx_new(struct e2sr_ctx **ret);
 void e2sr_ctx_free(struct e2sr_ctx *ctx);
 
-/* open.c */
+/* open.c, begin_write.c */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags);
 errcode_t e2sr_begin_write(struct e2sr_ctx *ctx);
 errcode_t e2sr_close(struct e2sr_ctx *ctx);
