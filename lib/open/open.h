@@ -1,9 +1,10 @@
 /*
  * open.h --- what the files of lib/open/ share among themselves.
  *
- * open.c opens and decides, device.c checks the device, begin_write.c
- * writes what open.c decided; the rest of lib/ and the command call
- * e2sr_open(), e2sr_begin_write() and e2sr_close() through e2secrm.h.
+ * open.c opens and decides, device.c checks the device, orphan.c and
+ * orphan_log.c release orphan inodes, begin_write.c writes what open.c
+ * decided; the rest of lib/ and the command call e2sr_open(),
+ * e2sr_begin_write() and e2sr_close() through e2secrm.h.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -14,6 +15,28 @@
 
 #include "e2secrmP.h"
 
+/* open.c */
+errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
+
+/* orphan.c */
+errcode_t e2sr_orphans_find(ext2_filsys fs, struct e2sr_orphans *o,
+			    char *detail, size_t len);
+errcode_t e2sr_orphans_release(ext2_filsys fs, struct e2sr_orphans *o,
+			       time_t now, char *detail, size_t len);
+
+/* orphan_log.c */
+errcode_t e2sr_orphans_evidence(ext2_filsys before, struct e2sr_orphans *o);
+errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
+			   const struct e2sr_jrecovery *found, __u64 now,
+			   struct e2sr_journal **ret, char *detail,
+			   size_t len);
+errcode_t e2sr_orphans_write_log(struct e2sr_orphans *o,
+				 struct e2sr_journal *j);
+errcode_t e2sr_orphans_commit(struct e2sr_orphans *o, struct e2sr_journal *j);
+errcode_t e2sr_orphans_replay(struct e2sr_orphans *o, struct e2sr_journal *j,
+			      io_channel fsio, blk64_t fs_blocks,
+			      char *detail, size_t len);
+
 /* device.c */
 errcode_t e2sr_check_mount(struct e2sr_ctx *ctx, const char *device);
 errcode_t e2sr_check_not_mounted(struct e2sr_ctx *ctx, const char *device);
@@ -21,7 +44,7 @@ errcode_t e2sr_check_size(struct e2sr_ctx *ctx, const char *device);
 errcode_t e2sr_check_writable(struct e2sr_ctx *ctx, const char *path,
 			      int journal);
 
-/* open.c */
+/* open.c: the handle and the journal, as open.c opens them */
 /* How e2sr_open_handle() opens a handle. */
 #define OPEN_RW		0x1
 #define OPEN_EXCL	0x2
