@@ -691,8 +691,8 @@ struct e2sr_hooks {
 };
 
 /*
- * The writer's own state (wipe_io.c; verify.c reads the runs -m random
- * put out): nobody else's business.
+ * The writer's own state (wipe_io.c, wipe_journal.c; verify.c reads the
+ * runs -m random put out): nobody else's business.
  */
 struct e2sr_writer {
 	unsigned char		*wbuf;		/* one write's worth */
@@ -741,7 +741,7 @@ struct e2sr_ctx {
 
 	struct e2sr_hooks	hooks;
 
-	struct e2sr_writer	writer;		/* wipe_io.c's and verify.c's */
+	struct e2sr_writer	writer;		/* lib/write/'s */
 
 	/* The journal: its log, what recovering it does, its index. */
 	struct e2sr_journal	*journal;
