@@ -1,7 +1,8 @@
 /*
  * record.h --- what the record's writers share: the facts of a run, once
- * gathered (record.c), and the two forms they are written in
- * (record_text.c for people, record_json.c for machines).
+ * gathered (record.c; the device's identity record_device.c), and the
+ * two forms they are written in (record_text.c for people,
+ * record_json.c for machines).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -102,6 +103,9 @@ struct facts {
 	int			argc;		/* the command line */
 	char			**argv;
 };
+
+/* record_device.c */
+void record_identify(const char *device, struct dev_id *d);
 
 /* record.c */
 const char *record_or_unknown(const char *s);

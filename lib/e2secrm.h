@@ -704,8 +704,8 @@ struct e2sr_hooks {
 };
 
 /*
- * The writer's own state (wipe_io.c; verify.c reads the runs -m random
- * put out): nobody else's business.
+ * The writer's own state (wipe_io.c, wipe_journal.c; verify.c reads the
+ * runs -m random put out): nobody else's business.
  */
 struct e2sr_writer {
 	unsigned char		*wbuf;		/* one write's worth */
@@ -754,7 +754,7 @@ struct e2sr_ctx {
 
 	struct e2sr_hooks	hooks;
 
-	struct e2sr_writer	writer;		/* wipe_io.c's and verify.c's */
+	struct e2sr_writer	writer;		/* lib/write/'s */
 
 	/* The journal: its log, what recovering it does, its index. */
 	struct e2sr_journal	*journal;
@@ -780,7 +780,7 @@ struct e2sr_ctx {
 errcode_t e2sr_ctx_new(struct e2sr_ctx **ret);
 void e2sr_ctx_free(struct e2sr_ctx *ctx);
 
-/* open.c */
+/* open.c, begin_write.c */
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags);
 errcode_t e2sr_begin_write(struct e2sr_ctx *ctx);
 errcode_t e2sr_close(struct e2sr_ctx *ctx);

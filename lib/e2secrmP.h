@@ -5,7 +5,9 @@
  *
  * The command includes e2secrm.h alone (tests/check-layers.sh holds it
  * to that); the files of lib/, the unit tests and the fuzz targets
- * include this one, which includes e2secrm.h.
+ * include this one, which includes e2secrm.h.  What only the files of
+ * one folder share is in that folder's own header (lib/journal/journal.h
+ * and its kin, lib/open/open.h, lib/find/find.h, lib/write/write.h).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -75,28 +77,8 @@ static inline int e2sr_ino_set_has(const struct e2sr_ino_set *s,
 	return s->bits || e2sr_ino_set_find(s, ino) != NULL;
 }
 
-/* open.c */
-errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len);
-
-/* orphan.c */
-errcode_t e2sr_orphans_find(ext2_filsys fs, struct e2sr_orphans *o,
-			    char *detail, size_t len);
-errcode_t e2sr_orphans_release(ext2_filsys fs, struct e2sr_orphans *o,
-			       time_t now, char *detail, size_t len);
+/* orphan.c (what only lib/open/ uses: open.h) */
 void e2sr_orphans_free(struct e2sr_orphans *o);
-
-/* orphan_log.c */
-errcode_t e2sr_orphans_evidence(ext2_filsys before, struct e2sr_orphans *o);
-errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
-			   const struct e2sr_jrecovery *found, __u64 now,
-			   struct e2sr_journal **ret, char *detail,
-			   size_t len);
-errcode_t e2sr_orphans_write_log(struct e2sr_orphans *o,
-				 struct e2sr_journal *j);
-errcode_t e2sr_orphans_commit(struct e2sr_orphans *o, struct e2sr_journal *j);
-errcode_t e2sr_orphans_replay(struct e2sr_orphans *o, struct e2sr_journal *j,
-			      io_channel fsio, blk64_t fs_blocks,
-			      char *detail, size_t len);
 
 /* inventory.c */
 errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx);
@@ -146,8 +128,6 @@ enum e2sr_question e2sr_raw_record_contradicts(ext2_filsys fs, ext2_ino_t ino,
 					       struct ext2_inode_large *out);
 struct e2sr_question_entry *e2sr_questioned(const struct e2sr_ctx *ctx,
 					    ext2_ino_t ino);
-errcode_t e2sr_question_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			     enum e2sr_question why);
 errcode_t e2sr_question_leave(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			      enum e2sr_question why, unsigned int what);
 void e2sr_questions_replan(struct e2sr_ctx *ctx);
@@ -236,8 +216,10 @@ size_t e2sr_lower_bound(const void *base, size_t n, size_t size,
 			const void *key,
 			int (*cmp)(const void *key, const void *elem));
 
-/* wipe_io.c: the one guarded write path */
-errcode_t e2sr_wipe_check(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
+/*
+ * lib/write/: guard.c, the guards the kinds pass; wipe_io.c and
+ * wipe_journal.c, the writers (what only lib/write/ uses: write.h)
+ */
 errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
 			       blk64_t count);
 errcode_t e2sr_wipe_check_unwritten(struct e2sr_ctx *ctx, blk64_t blk,
@@ -254,14 +236,11 @@ errcode_t e2sr_wipe_check_dir_block(struct e2sr_ctx *ctx, ext2_ino_t dir,
 errcode_t e2sr_group_table(ext2_filsys fs, dgrp_t group, blk64_t *blk);
 errcode_t e2sr_wipe_check_itable(struct e2sr_ctx *ctx, dgrp_t group,
 				 blk64_t blk, blk64_t n, int write);
-errcode_t e2sr_wipe_range(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 void e2sr_wipe_stage(struct e2sr_ctx *ctx, enum e2sr_stage stage,
 		     blk64_t total);
 void e2sr_wipe_advance(struct e2sr_ctx *ctx, blk64_t n);
 errcode_t e2sr_wipe_runs(struct e2sr_ctx *ctx, const struct e2sr_action *a,
 			 size_t n);
-errcode_t e2sr_wipe_journal_check(struct e2sr_ctx *ctx, __u32 jblock,
-				  __u32 count);
 errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 				  const struct e2sr_action *a, size_t n);
 void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a);
@@ -272,9 +251,7 @@ errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode);
 errcode_t e2sr_scrub_inode(struct e2sr_ctx *ctx, ext2_ino_t ino);
 
-/* verify.c */
-errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,
-			   blk64_t n, const void *buf);
+/* verify.c (what only lib/write/ uses: write.h) */
 errcode_t e2sr_verify(struct e2sr_ctx *ctx);
 void e2sr_verify_read(struct e2sr_ctx *ctx, int k, blk64_t n);
 void e2sr_verify_bad(struct e2sr_ctx *ctx, int k, blk64_t blk);

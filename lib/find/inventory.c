@@ -19,6 +19,7 @@
 
 #include "e2secrmP.h"
 #include "crc32c.h"
+#include "find.h"
 #include "readahead.h"
 
 /* Inode table blocks read per scan step: large sequential reads. */

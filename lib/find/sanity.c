@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "e2secrmP.h"
+#include "find.h"
 
 /* Device, fifo or socket: a record that maps nothing. */
 static int is_special(__u16 mode)

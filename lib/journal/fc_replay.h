@@ -9,7 +9,9 @@
  * applies them through libext2fs to a filesystem opened read-write over
  * an in-memory overlay (overlay_io.h), so that nothing reaches the
  * device until the caller commits the overlay.  What this code cannot
- * replay faithfully is refused with E2SR_ERR_FC_UNSUPPORTED.
+ * replay faithfully is refused with E2SR_ERR_FC_UNSUPPORTED.  The scan is
+ * fc_scan.c's, the replay fc_replay.c's (with fc_replay_tags.c and
+ * fc_replay_ctx.c).
  *
  * Call sequence (jbd2 recovery first, as the kernel does):
  *	e2sr_journal_open(fs_ro, ..., &j);
@@ -71,6 +73,14 @@ struct e2sr_fc_scan {
  */
 errcode_t e2sr_fc_scan_block(struct e2sr_fc_scan *s, const void *block,
 			     unsigned int blocksize, unsigned int inode_size);
+
+/*
+ * Whether @len is a valid value length for @tag on a filesystem of
+ * @inode_size (ext4_fc_value_len_isvalid()): the scan's rule, which the
+ * replay applies again as it reads the tags.
+ */
+int e2sr_fc_value_len_ok(unsigned int tag, unsigned int len,
+			 unsigned int inode_size);
 
 /*
  * The kernel's scan of @j's fast-commit area for @expected_tid (the

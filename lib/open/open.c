@@ -3,34 +3,27 @@
  *
  * Everything that can make a write unsafe is checked here, before the
  * engine reads anything else: the device must not be mounted or held by
- * anyone, the filesystem must be one whose every feature we understand,
- * clean (unless forced) and not waiting for journal recovery.  A refusal
- * frees the handle without flushing it, so the device is never written.
- * Journal recovery and the release of orphan inodes are decided here, in
- * memory, and written in e2sr_begin_write().
+ * anyone (device.c), the filesystem must be one whose every feature we
+ * understand, clean (unless forced) and not waiting for journal
+ * recovery.  A refusal frees the handle without flushing it, so the
+ * device is never written.  Journal recovery and the release of orphan
+ * inodes are decided here, in memory (the release itself is orphan.c's
+ * and orphan_log.c's), and written in e2sr_begin_write()
+ * (begin_write.c).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <unistd.h>
-#include <sys/ioctl.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <limits.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <linux/major.h>
 
 #include <e2p/e2p.h>
 
 #include "e2secrmP.h"
 #include "fc_replay.h"
+#include "open.h"
 
 /*
  * Features whose on-disk meaning the engine accounts for.  Anything else
@@ -94,84 +87,6 @@ errcode_t e2sr_check_features(ext2_filsys fs, char *detail, size_t len)
 		name_feature(detail, len, E2P_FEATURE_RO_INCOMPAT, bad);
 		return E2SR_ERR_UNSUP_RO_COMPAT;
 	}
-	return 0;
-}
-
-static errcode_t check_mount_one(struct e2sr_ctx *ctx, const char *device);
-
-/*
- * A loop device's backing file, from sysfs; 0 if @device is not a loop
- * device with one.
- */
-static int loop_backing_file(const char *device, char *path, size_t len)
-{
-	char sys[96];
-	struct stat st;
-	FILE *f;
-	size_t n;
-
-	if (stat(device, &st) || !S_ISBLK(st.st_mode) ||
-	    major(st.st_rdev) != LOOP_MAJOR)
-		return 0;
-	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file",
-		 major(st.st_rdev), minor(st.st_rdev));
-	f = fopen(sys, "r");
-	if (!f)
-		return 0;
-	n = fread(path, 1, len - 1, f);
-	fclose(f);
-	while (n && (path[n - 1] == '\n' || path[n - 1] == 0))
-		n--;
-	path[n] = 0;
-	return n > 0;
-}
-
-static errcode_t check_mount(struct e2sr_ctx *ctx, const char *device)
-{
-	char backing[PATH_MAX];
-	errcode_t err;
-
-	err = check_mount_one(ctx, device);
-	/*
-	 * The same file may be mounted through another loop device: the
-	 * mount table names that one, not ours.
-	 */
-	if (!err && loop_backing_file(device, backing, sizeof(backing)))
-		err = check_mount_one(ctx, backing);
-	return err;
-}
-
-/* Mounted, that is: a device held open exclusively may be held by us. */
-static errcode_t check_not_mounted(struct e2sr_ctx *ctx, const char *device)
-{
-	char backing[PATH_MAX];
-	errcode_t err;
-
-	err = check_mount_one(ctx, device);
-	if (!err && loop_backing_file(device, backing, sizeof(backing)))
-		err = check_mount_one(ctx, backing);
-	return err == E2SR_ERR_BUSY ? 0 : err;
-}
-
-static errcode_t check_mount_one(struct e2sr_ctx *ctx, const char *device)
-{
-	errcode_t err;
-	int mount_flags = 0;
-	char mtpt[256];
-
-	mtpt[0] = 0;
-	err = ext2fs_check_mount_point(device, &mount_flags, mtpt,
-				       sizeof(mtpt));
-	if (err)
-		return err;
-	if (mount_flags & EXT2_MF_MOUNTED) {
-		if (mtpt[0])
-			snprintf(ctx->detail, sizeof(ctx->detail),
-				 "mounted on %s", mtpt);
-		return E2SR_ERR_MOUNTED;
-	}
-	if (mount_flags & (EXT2_MF_BUSY | EXT2_MF_SWAP))
-		return E2SR_ERR_BUSY;
 	return 0;
 }
 
@@ -291,81 +206,16 @@ static errcode_t check_state(struct e2sr_ctx *ctx)
 }
 
 /*
- * The device must hold the whole filesystem: reading past the end of a
- * truncated image returns errors only for the blocks that happen to be
- * read, so a partial image could pass every other check.
- */
-static errcode_t check_size(struct e2sr_ctx *ctx, const char *device)
-{
-	ext2_filsys fs = ctx->fs;
-	blk64_t dev_blocks;
-	errcode_t err;
-
-	err = ext2fs_get_device_size2(device, fs->blocksize, &dev_blocks);
-	if (err == EXT2_ET_UNIMPLEMENTED)
-		return 0;
-	if (err)
-		return err;
-	if (dev_blocks && dev_blocks < ext2fs_blocks_count(fs->super)) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "filesystem has %llu blocks, device %llu",
-			 (unsigned long long)ext2fs_blocks_count(fs->super),
-			 (unsigned long long)dev_blocks);
-		return E2SR_ERR_TRUNCATED;
-	}
-	return 0;
-}
-
-/*
- * A run that may write finds out first whether it can: the device (and
- * an external journal) opened for writing, exclusively, and let go at
- * once.  A read-only device, an immutable image or one the user may not
- * write is refused before a block of it is read, not after the scan.
- */
-static errcode_t check_writable(struct e2sr_ctx *ctx, const char *path,
-				int journal)
-{
-	errcode_t err = 0;
-	int fd, ro = 0;
-
-	fd = open(path, O_RDWR | O_EXCL | O_CLOEXEC);
-	if (fd < 0)
-		err = errno;
-	else if (ioctl(fd, BLKROGET, &ro) == 0 && ro)
-		err = EROFS;
-	if (fd >= 0)
-		close(fd);
-	if (!err)
-		return 0;
-	/* The device is named by the message; a journal is named here. */
-	snprintf(ctx->detail, sizeof(ctx->detail), "%s%s%sfor writing: %s; "
-		 "-n shows what would be wiped",
-		 journal ? "the journal " : "", journal ? path : "",
-		 journal ? " " : "",
-		 err == EROFS ? "a read-only device" :
-		 err == EPERM ? "immutable, or writing is not permitted" :
-		 err == EACCES ? "permission denied: run as root, or as the "
-				 "device's owner" :
-		 err == EBUSY ? "in use by another program" :
-		 "it cannot be opened");
-	return err;
-}
-
-/*
  * unix_io, unless the caller gave another (a test's power cut, say),
  * watched for what the device fails (watch_io.c).
  */
-static io_manager base_manager(struct e2sr_ctx *ctx)
+io_manager e2sr_open_manager(struct e2sr_ctx *ctx)
 {
 	return ctx->io_manager;
 }
 
-/* How open_fs() opens a handle. */
-#define OPEN_RW		0x1
-#define OPEN_EXCL	0x2
-
-static errcode_t open_fs(struct e2sr_ctx *ctx, int how, io_manager manager,
-			 ext2_filsys *ret)
+errcode_t e2sr_open_handle(struct e2sr_ctx *ctx, int how, io_manager manager,
+			   ext2_filsys *ret)
 {
 	int oflags = EXT2_FLAG_64BITS | EXT2_FLAG_JOURNAL_DEV_OK |
 		     EXT2_FLAG_SKIP_MMP;
@@ -385,7 +235,7 @@ static errcode_t reopen_ro(struct e2sr_ctx *ctx, io_manager manager)
 		ext2fs_free(ctx->fs);	/* never flushes */
 		ctx->fs = NULL;
 	}
-	return open_fs(ctx, OPEN_EXCL, manager, &ctx->fs);
+	return e2sr_open_handle(ctx, OPEN_EXCL, manager, &ctx->fs);
 }
 
 /* What must hold before anything is written, and again after a reopen. */
@@ -444,8 +294,8 @@ static errcode_t check_fs(struct e2sr_ctx *ctx, int before_replay)
  * journal, losing whatever it held, and that is the user's call.  Only
  * the journal listing reads on, and says so.
  */
-static errcode_t open_journal(struct e2sr_ctx *ctx, ext2_filsys fs,
-			      struct e2sr_journal **ret)
+errcode_t e2sr_open_journal(struct e2sr_ctx *ctx, ext2_filsys fs,
+			    struct e2sr_journal **ret)
 {
 	errcode_t err;
 
@@ -481,8 +331,8 @@ static errcode_t replay_fast_commits(struct e2sr_ctx *ctx, io_manager view)
 	ctx->replay.overlay = e2sr_overlay_new(view, 0);
 	if (!ctx->replay.overlay)
 		return EXT2_ET_NO_MEMORY;
-	err = open_fs(ctx, OPEN_RW,
-		      e2sr_overlay_manager(ctx->replay.overlay), &fs);
+	err = e2sr_open_handle(ctx, OPEN_RW,
+			       e2sr_overlay_manager(ctx->replay.overlay), &fs);
 	/*
 	 * The full commits' replay may have changed the superblock and the
 	 * descriptors, and reading the bitmaps trusts both (a BLOCK_UNINIT
@@ -599,7 +449,8 @@ static errcode_t release_orphans(struct e2sr_ctx *ctx)
 	o->overlay = e2sr_overlay_new(under, 0);
 	if (!o->overlay)
 		return EXT2_ET_NO_MEMORY;
-	err = open_fs(ctx, OPEN_RW, e2sr_overlay_manager(o->overlay), &fs);
+	err = e2sr_open_handle(ctx, OPEN_RW, e2sr_overlay_manager(o->overlay),
+			       &fs);
 	if (!err)
 		err = geometry_of(fs, ctx->detail, sizeof(ctx->detail));
 	if (!err)
@@ -689,22 +540,23 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 		return err;
 	memcpy(ctx->device, device, len);
 
-	err = check_mount(ctx, device);
+	err = e2sr_check_mount(ctx, device);
 	if (err)
 		return err;
 	if (!(flags & E2SR_OPEN_RDONLY)) {
-		err = check_writable(ctx, device, 0);
+		err = e2sr_check_writable(ctx, device, 0);
 		if (!err && ctx->opts.ext_journal)
-			err = check_writable(ctx, ctx->opts.ext_journal, 1);
+			err = e2sr_check_writable(ctx, ctx->opts.ext_journal,
+						  1);
 		if (err)
 			return err;
 	}
-	err = reopen_ro(ctx, base_manager(ctx));
+	err = reopen_ro(ctx, e2sr_open_manager(ctx));
 	if (err)
 		return err;
 	err = check_fs(ctx, 1);
 	if (!err)
-		err = check_size(ctx, device);
+		err = e2sr_check_size(ctx, device);
 	if (err)
 		return err;
 	/* The superblock as found: e2sr_begin_write() expects it again. */
@@ -712,7 +564,7 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	sb = ctx->fs->super;
 	if (ctx->opts.ext_journal ||
 	    (ext2fs_has_feature_journal(sb) && sb->s_journal_inum)) {
-		err = open_journal(ctx, ctx->fs, &ctx->journal);
+		err = e2sr_open_journal(ctx, ctx->fs, &ctx->journal);
 		if (err)
 			return err;
 	}
@@ -747,221 +599,6 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	if (err)
 		return err;
 	return load_journal_extent(ctx);
-}
-
-/*
- * Write the replay decided at open, then leave the superblock as
- * e2fsck's recovery does: needs_recovery cleared, unclean if a copy
- * failed its checksum, errors if a commit failed or the journal recorded
- * one; only the primary superblock and descriptors are written.  The
- * journal is marked empty last: a cut before that leaves a journal that
- * replays to the same result.
- */
-static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
-{
-	const struct e2sr_jrecovery *rec = &ctx->replay.recovery;
-	struct ext2_super_block *sb;
-	errcode_t err;
-
-	err = e2sr_journal_recover_write(ctx->journal, (*rw)->io, rec,
-					 &ctx->replay.bytes);
-	/* The fast commits' changes go on top of the full commits'. */
-	if (!err && ctx->replay.overlay) {
-		err = e2sr_overlay_commit(ctx->replay.overlay, (*rw)->io);
-		ctx->replay.bytes += (__u64)e2sr_overlay_count(ctx->replay.overlay) *
-				     e2sr_overlay_unit(ctx->replay.overlay);
-	}
-	if (!err)
-		err = e2sr_journal_recover_finish(ctx->journal, rec,
-						  &ctx->replay.bytes);
-	if (err)
-		return err;
-	/* The replay may have rewritten the superblock: read it again. */
-	ext2fs_free(*rw);
-	err = open_fs(ctx, OPEN_RW, base_manager(ctx), rw);
-	if (err)
-		return err;
-	/*
-	 * Orphans to release next: needs_recovery stays until their
-	 * release is written, and the byte count waits with it, so that
-	 * a run cut in between finds the superblock the release was
-	 * built on.  (A recovery with errors does not come this far.)
-	 */
-	if (ctx->orphans.how == E2SR_RECOVERY_VIEW) {
-		ctx->replay.how = E2SR_RECOVERY_REPLAYED;
-		return 0;
-	}
-	sb = (*rw)->super;
-	ext2fs_clear_feature_journal_needs_recovery(sb);
-	if (rec->tag_csum_bad)
-		sb->s_state &= ~EXT2_VALID_FS;
-	if (rec->failed_commit || rec->jerrno)
-		sb->s_state |= EXT2_ERROR_FS;
-	if (sb->s_kbytes_written)
-		sb->s_kbytes_written += ctx->replay.bytes >> 10;
-	(*rw)->flags |= EXT2_FLAG_MASTER_SB_ONLY;
-	ext2fs_mark_super_dirty(*rw);
-	/*
-	 * Without the superblock as read, libext2fs writes the new one in
-	 * one piece, not field by field: a crash cannot tear it.
-	 */
-	ext2fs_free_mem(&(*rw)->orig_super);
-	err = ext2fs_flush(*rw);
-	if (err)
-		return err;
-	ctx->replay.how = E2SR_RECOVERY_REPLAYED;
-	return 0;
-}
-
-/* Write the primary superblock alone, in one piece. */
-static errcode_t flush_super(ext2_filsys fs)
-{
-	fs->flags |= EXT2_FLAG_MASTER_SB_ONLY | EXT2_FLAG_SUPER_ONLY;
-	ext2fs_mark_super_dirty(fs);
-	ext2fs_free_mem(&fs->orig_super);
-	return ext2fs_flush(fs);
-}
-
-/*
- * Write the release decided at open (orphan.c): needs_recovery in the
- * superblock first, the state a mounted filesystem is in, without which
- * the kernel would wipe the log; then the whole log, unreferenced; then
- * the journal superblock naming the log, the commit point;
- * then the replay and the journal marked empty, by the recovery's own
- * code, and needs_recovery cleared.  A cut before the commit point
- * leaves the filesystem as it was (a re-run lays out the same log
- * again); after it, the kernel, e2fsck or a re-run replays the release.
- */
-static errcode_t write_orphans(struct e2sr_ctx *ctx, ext2_filsys *rw)
-{
-	struct e2sr_orphans *o = &ctx->orphans;
-	errcode_t err;
-
-	ext2fs_set_feature_journal_needs_recovery((*rw)->super);
-	err = flush_super(*rw);
-	if (!err)
-		err = e2sr_orphans_write_log(o, ctx->journal);
-	if (!err)
-		err = e2sr_orphans_commit(o, ctx->journal);
-	if (!err)
-		err = e2sr_orphans_replay(o, ctx->journal, (*rw)->io,
-					  ext2fs_blocks_count((*rw)->super),
-					  ctx->detail, sizeof(ctx->detail));
-	if (err)
-		return err;
-	/* The replay rewrote the superblock: read it again. */
-	ext2fs_free(*rw);
-	err = open_fs(ctx, OPEN_RW, base_manager(ctx), rw);
-	if (err)
-		return err;
-	ext2fs_clear_feature_journal_needs_recovery((*rw)->super);
-	if ((*rw)->super->s_kbytes_written)
-		(*rw)->super->s_kbytes_written += (o->bytes +
-			(ctx->replay.how == E2SR_RECOVERY_REPLAYED ?
-			 ctx->replay.bytes : 0)) >> 10;
-	return flush_super(*rw);
-}
-
-/*
- * The read-write handle must see exactly what the checks saw: the same
- * superblock (before the replay), the same bitmaps (after it).
- */
-static errcode_t same_as_checked(struct e2sr_ctx *ctx, ext2_filsys rw,
-				 int after_replay)
-{
-	errcode_t err;
-
-	if (!after_replay) {
-		if (memcmp(rw->super, &ctx->sb_seen, sizeof(ctx->sb_seen))) {
-			snprintf(ctx->detail, sizeof(ctx->detail),
-				 "superblock differs");
-			return E2SR_ERR_CHANGED;
-		}
-		return 0;
-	}
-	rw->default_bitmap_type = e2sr_bitmap_type(rw);
-	err = ext2fs_read_bitmaps(rw);
-	if (err)
-		return err;
-	if (!e2sr_bitmaps_equal((ext2fs_generic_bitmap)rw->block_map,
-				(ext2fs_generic_bitmap)ctx->fs->block_map) ||
-	    !e2sr_bitmaps_equal((ext2fs_generic_bitmap)rw->inode_map,
-				(ext2fs_generic_bitmap)ctx->fs->inode_map)) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "bitmaps differ from the checked view");
-		return E2SR_ERR_CHANGED;
-	}
-	return 0;
-}
-
-/*
- * The point after which the run writes.  Everything was decided on the
- * read-only handle; now the device is opened read-write (the read-only
- * handle keeps it exclusively, so no one can mount it in between), the
- * journal replay decided at open is written, and the read-write handle
- * becomes the one the writers use.  The read-only handle stays alive:
- * the plan was built on it.
- */
-errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
-{
-	struct e2sr_journal *rwj = NULL;
-	ext2_filsys rw = NULL;
-	errcode_t err;
-
-	if (ctx->open_flags & E2SR_OPEN_RDONLY)
-		return E2SR_ERR_READ_ONLY;
-	if (!ctx->fs || ctx->ro_fs)
-		return EXT2_ET_INVALID_ARGUMENT;
-	/* Not check_mount(): the read-only handle is what holds it busy. */
-	err = check_not_mounted(ctx, ctx->device);
-	if (!err)
-		err = open_fs(ctx, OPEN_RW, base_manager(ctx), &rw);
-	if (!err)
-		err = same_as_checked(ctx, rw, 0);
-	/*
-	 * An external journal is opened exclusively, and only once: the
-	 * read-only channel goes first (nothing reads through it again).
-	 */
-	if (!err && ctx->journal && ctx->journal->external) {
-		io_channel_close(ctx->journal->io);
-		ctx->journal->io = NULL;
-	}
-	if (!err && ctx->journal)
-		err = open_journal(ctx, rw, &rwj);
-	if (!err && rwj &&
-	    memcmp(rwj->sbuf, ctx->orphans.found_journal ?
-		   ctx->orphans.found_journal->sbuf : ctx->journal->sbuf,
-		   E2SR_JBD2_SB_SIZE)) {
-		snprintf(ctx->detail, sizeof(ctx->detail),
-			 "journal superblock differs");
-		err = E2SR_ERR_CHANGED;
-	}
-	if (err)
-		goto fail;
-	ctx->replay.ro_journal = ctx->journal;
-	ctx->journal = rwj;
-	rwj = NULL;
-	if (ctx->replay.how == E2SR_RECOVERY_VIEW) {
-		err = write_replay(ctx, &rw);
-		if (err)
-			goto fail;
-	}
-	if (ctx->orphans.how == E2SR_RECOVERY_VIEW) {
-		err = write_orphans(ctx, &rw);
-		if (err)
-			goto fail;
-	}
-	err = same_as_checked(ctx, rw, 1);
-	if (err)
-		goto fail;
-	ctx->ro_fs = ctx->fs;
-	ctx->fs = rw;
-	return 0;
-fail:
-	e2sr_journal_close(rwj);
-	if (rw)
-		ext2fs_free(rw);
-	return err;
 }
 
 /*

@@ -27,6 +27,7 @@
 
 #include "e2secrmP.h"
 #include "journal.h"
+#include "open.h"
 #include "overlay_io.h"
 
 /* Per file: what the release of one orphan does with its blocks. */

@@ -30,6 +30,7 @@
 #include "e2secrmP.h"
 #include "jbd2.h"
 #include "journal.h"
+#include "open.h"
 #include "overlay_io.h"
 
 struct evidence_walk {

@@ -11,7 +11,8 @@
  * the rules; execute.c walks the list (as e2fsck walks its pass table);
  * the command prints from the table.  How a kind is found and planned is
  * its own file's (dirent.c, unwritten.c, plan_journal.c, plan.c); how a
- * block is written, and the guard of every write, is wipe_io.c's.
+ * block is written is wipe_io.c's and wipe_journal.c's, the guard of
+ * every write guard.c's.
  *
  * A kind can be one file: free_inodes.c defines its whole struct
  * e2sr_kind, keeps its plan in ctx->plan.kind_data, and has one row
@@ -208,7 +209,7 @@ static size_t jplan_range(const struct e2sr_plan *plan, __u32 jb, size_t *lo)
 }
 
 /*
- * In wipe_io.c's order, stage by stage (enum e2sr_jstage): each
+ * In wipe_journal.c's order, stage by stage (enum e2sr_jstage): each
  * transaction sealed again first, its descriptor then its copies,
  * written in one piece; then the other copies written in part, then the
  * others whole.

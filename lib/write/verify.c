@@ -20,6 +20,7 @@
 
 #include "e2secrmP.h"
 #include "crc32c.h"
+#include "write.h"
 
 /* With -m random: remember what one run put out. */
 errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,

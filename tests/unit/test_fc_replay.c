@@ -1,5 +1,5 @@
 /*
- * test_fc_replay.c --- the fast-commit replay scan (fc_replay.c) on
+ * test_fc_replay.c --- the fast-commit replay scan (fc_scan.c) on
  * synthetic fast-commit areas, block by block as jbd2 hands them over,
  * and the in-memory overlay (overlay_io.c) over a file.
  *

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "e2secrmP.h"
+#include "write.h"
 #include "testimg.h"
 
 static void mkfs(struct testimg *t, const char *opts)

@@ -21,6 +21,7 @@
 #include "e2secrmP.h"
 #include "crc32c.h"
 #include "journal.h"
+#include "write.h"
 #include "testimg.h"
 
 #define BS	4096
