@@ -188,6 +188,8 @@ int outfile_wanted(const struct outfile *of);
 FILE *outfile_stream(struct outfile *of);
 int outfile_sync(FILE *f);
 int outfile_commit(struct outfile *of);
+char *outfile_printf(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
 void outfile_discard(struct outfile *of);
 
 /* metrics.c */

@@ -28,11 +28,12 @@
 
 #include "cmd.h"
 
-/* A string as printf makes it, allocated as libext2fs allocates. */
-static char *alloc_printf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static char *alloc_printf(const char *fmt, ...)
+/*
+ * A string as printf makes it, allocated as libext2fs allocates (freed
+ * with ext2fs_free_mem); NULL when there is no memory.  The record's
+ * paths use it too.
+ */
+char *outfile_printf(const char *fmt, ...)
 {
 	va_list ap;
 	char *s;
@@ -64,8 +65,8 @@ int outfile_open(struct outfile *of, const char *what, const char *path)
 	memset(of, 0, sizeof(*of));
 	of->fd = -1;
 	of->what = what;
-	of->path = alloc_printf("%s", path);
-	copy = alloc_printf("%s", path);
+	of->path = outfile_printf("%s", path);
+	copy = outfile_printf("%s", path);
 	if (!of->path || !copy) {
 		com_err(program_name, ENOMEM, "while preparing %s %s", what,
 			path);
@@ -88,7 +89,7 @@ int outfile_open(struct outfile *of, const char *what, const char *path)
 		goto fail;
 	}
 	dir = dirname(copy);
-	of->tmp = alloc_printf("%s/.%s.XXXXXX", dir, basename(of->path));
+	of->tmp = outfile_printf("%s/.%s.XXXXXX", dir, basename(of->path));
 	if (!of->tmp) {
 		com_err(program_name, ENOMEM, "while preparing %s %s", what,
 			path);
@@ -171,7 +172,7 @@ int outfile_commit(struct outfile *of)
 	}
 	ext2fs_free_mem(&of->tmp);
 	/* The rename itself must survive a crash. */
-	copy = alloc_printf("%s", of->path);
+	copy = outfile_printf("%s", of->path);
 	if (copy) {
 		dfd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {

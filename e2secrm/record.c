@@ -42,7 +42,6 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,27 +86,6 @@ const struct record_field_name record_field_names[FIELD_COUNT] = {
 /* Pointers into argv, which lives as long as the run; NULL: not given. */
 static const char *fields[FIELD_COUNT];
 
-/* A string as printf makes it, allocated as libext2fs allocates. */
-static char *alloc_printf(const char *fmt, ...)
-	__attribute__((format(printf, 1, 2)));
-
-static char *alloc_printf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0 || ext2fs_get_mem(n + 1, &s))
-		return NULL;
-	va_start(ap, fmt);
-	vsnprintf(s, n + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 static void unlink_temps(void)
 {
 	int i;
@@ -135,7 +113,7 @@ int record_open(const char *path, const char *device, const char *report)
 	char *json_path;
 
 	rec.start = time(NULL);
-	json_path = alloc_printf("%s.json", path);
+	json_path = outfile_printf("%s.json", path);
 	if (!json_path) {
 		com_err(program_name, ENOMEM, "while preparing the record %s",
 			path);

@@ -480,17 +480,11 @@ out:
 int e2sr_owned_after(const struct e2sr_inventory *inv, blk64_t blk,
 		     __u32 seq)
 {
-	size_t lo = 0, hi = inv->owned_count, mid;
+	size_t lo;
 
 	if (!seq)
 		return 0;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (inv->owned[mid].pblk + inv->owned[mid].len <= blk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = owned_from(inv, blk);
 	return lo < inv->owned_count && inv->owned[lo].pblk <= blk &&
 	       inv->owned[lo].tid > seq;
 }
