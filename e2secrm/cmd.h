@@ -94,24 +94,30 @@ struct fs_facts {
 	__u32		compat, incompat, ro_compat;
 };
 
-/* report.c */
+/* counts.c */
 void count_inodes(const struct e2sr_ctx *ctx, struct run_inodes *n);
 void count_found(const struct e2sr_ctx *ctx, struct run_counts *c);
 void count_wiped(const struct e2sr_ctx *ctx, struct run_counts *c);
 uint64_t count_bytes(const struct run_counts *c, unsigned int blocksize);
 int file_map_lost(const struct e2sr_file *f);
 const char *file_loss_key(const struct e2sr_file *f);
+
+/* report.c */
 void report_error(struct e2sr_ctx *ctx, errcode_t err, const char *doing,
 		  const char *device);
 void report_recovery(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_orphans(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_replayed(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_inventory(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void report_retried(const struct cmd_opts *o);
+
+/* report_plan.c */
 void report_plan(struct e2sr_ctx *ctx, const struct cmd_opts *o);
 void report_done(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 		 errcode_t err);
-void report_coverage(struct e2sr_ctx *ctx, const struct cmd_opts *o);
-void report_retried(const struct cmd_opts *o);
+
+/* audit.c */
 void report_audit(const struct e2sr_ctx *ctx, const struct cmd_opts *o);
 
 /* preen.c */

@@ -12,7 +12,7 @@
  * labelled with the device and the filesystem's UUID (empty when the
  * run did not get to open it).  The counts are those of the run: each
  * run is a new process whose counters start from zero.  The counts are
- * report.c's, as the JSON report's are, so the two cannot disagree.
+ * counts.c's, as the JSON report's are, so the two cannot disagree.
  *
  * The file is checked and its temporary file made before the device is
  * touched, and the metrics renamed over it once written and synced,

@@ -6,7 +6,7 @@
  * secure-delete files whose records, tree and indirect blocks debugfs
  * logged in the journal).  The image is opened read-only, the journal's
  * history built, and discovery maps every historic secure-delete record
- * through the history view (lib/find/discover.c, lib/journal/journal_view.c,
+ * through the history view (lib/find/discover_*.c, lib/journal/journal_view.c,
  * lib/find/blockmap.c), as the inventory scan would.  Then every record of the
  * first inode table blocks is mapped from the device alone, as a deleted
  * and as a live file.  Besides crashes, hangs and leaks, a map that lists

@@ -1,9 +1,9 @@
 /*
- * test_history.c --- the history index (history.c over journal_walk.c),
- * built from journals debugfs writes by hand, queried as tables: every
- * copy with its transaction, fs block and kind, and every record of the
- * inode table copies as the walk listed it (the first look discovery
- * takes instead of reading the log again).
+ * test_history.c --- the history index (history.c and history_recs.c
+ * over journal_walk.c), built from journals debugfs writes by hand,
+ * queried as tables: every copy with its transaction, fs block and kind,
+ * and every record of the inode table copies as the walk listed it (the
+ * first look discovery takes instead of reading the log again).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public

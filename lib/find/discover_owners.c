@@ -1,0 +1,428 @@
+/*
+ * discover_owners.c --- what the journal may not show, and who wrote
+ * since.
+ *
+ * Owns the windows: the transactions in which a file may have gained and
+ * lost blocks no copy of its record shows (from the commits' times and
+ * the versions' ctime and mtime), handed to unseen.c; and the owners'
+ * accounting: every run a committed record or a whole fast commit shows
+ * its owner wrote, with the transaction, indexed for the plan
+ * (e2sr_owned_index()), then the windows marked less what owners wrote
+ * after each.  The versions and ranges themselves are discover_ident.c's
+ * and discover_fc.c's.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2secrmP.h"
+#include "discover_int.h"
+
+static int cmp_commit_time(const void *a, const void *b)
+{
+	const struct commit_time *x = a, *y = b;
+
+	return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+/* The walk's commits by transaction, for when_started(). */
+errcode_t e2sr_disc_index_commits(struct discover *d)
+{
+	const struct e2sr_jwalk *w = &d->ctx->history.walk;
+	size_t i;
+	errcode_t err;
+
+	if (!w->ncommits)
+		return 0;
+	err = ext2fs_get_array(w->ncommits, sizeof(*d->ct), &d->ct);
+	if (err)
+		return err;
+	for (i = 0; i < w->ncommits; i++) {
+		d->ct[i].sequence = w->commits[i].sequence;
+		d->ct[i].sec = w->commits[i].commit_sec;
+		d->ct[i].nsec = w->commits[i].commit_nsec;
+	}
+	d->nct = w->ncommits;
+	qsort(d->ct, d->nct, sizeof(*d->ct), cmp_commit_time);
+	return 0;
+}
+
+/*
+ * A time before which transaction @tid had not started: the commit of
+ * the newest transaction up to tid - 2.  jbd2 commits one transaction at
+ * a time, and @tid starts only once tid - 1 stops taking changes, which
+ * is after tid - 2's commit block is written.  0 if the log has none.
+ * (Tids are taken as they are: a wrap of the 32-bit tid is years of
+ * commits away.)
+ */
+static const struct commit_time *when_started(const struct discover *d,
+					      __u32 tid)
+{
+	size_t lo = 0, hi = d->nct, mid;
+
+	if (tid < 2)
+		return NULL;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (d->ct[mid].sequence <= tid - 2)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || !d->ct[lo - 1].sec)
+		return NULL;
+	return &d->ct[lo - 1];
+}
+
+/* Whether a time (@sec, @nsec; @precise: nanoseconds known) is before @c. */
+static int before(__u32 sec, __u32 nsec, int precise,
+		  const struct commit_time *c)
+{
+	__u64 s = sec;
+
+	if (!precise)
+		return s + 1 <= c->sec;
+	return s < c->sec || (s == c->sec && nsec < c->nsec);
+}
+
+struct window {
+	__u32		sequence;
+	__u8		fc;
+	__u8		known;		/* the transaction is known */
+	const struct iversion *iv;
+};
+
+static int cmp_window(const void *a, const void *b)
+{
+	const struct window *x = a, *y = b;
+
+	return x->sequence < y->sequence ? -1 : x->sequence > y->sequence;
+}
+
+/*
+ * Whether a version says its file may have been written inside its own
+ * transaction: it changed (ctime) after the transaction began, and was
+ * written then (its mtime differs from the version before it; a time
+ * set back by utimes still moves ctime).
+ */
+static int written_in(const struct discover *d, const struct window *w,
+		      const struct window *prev)
+{
+	const struct iversion *v = w->iv, *p;
+	const struct commit_time *c = when_started(d, w->sequence);
+
+	if (c && before(v->ctime, v->ctime_nsec, v->precise, c))
+		return 0;
+	if (!prev)
+		return 1;
+	p = prev->iv;
+	return !(p->precise && v->precise && p->mtime == v->mtime &&
+		 p->mtime_nsec == v->mtime_nsec);
+}
+
+/*
+ * Blocks a file gained and lost inside one transaction are in no copy of
+ * its record: only in that transaction's fast commits, if it fsync'ed
+ * them.  The fast-commit area holds the newest series whole (the
+ * transaction its head names) and nothing of later transactions, which
+ * had no fast commit; any older transaction's may be gone.  So for each
+ * transaction before the head's in which a version says the file was
+ * written (and for a fast commit's raw inode whose transaction is not
+ * known), the blocks it may have had are accounted for from that
+ * transaction's bitmap copies (unseen.c, once every identity has said
+ * which); where they cannot be, the map may be incomplete, and a deleted
+ * file's loss is said.
+ */
+errcode_t e2sr_disc_check_unseen(struct discover *d, size_t first, size_t end,
+				 size_t idx)
+{
+	struct e2sr_file *file = &d->ctx->inv.files[idx];
+	struct window *w = NULL;
+	const struct window *prev = NULL;
+	size_t i, n = 0;
+	int proven, whole = 1;
+	errcode_t err;
+
+	if (!d->fc_used || file->state == E2SR_STATE_ORPHAN ||
+	    file->state == E2SR_STATE_UNCLEAR)
+		return 0;
+	/*
+	 * A directory in use never gives a block back (ext4 does not
+	 * shrink directories): what it gained it still has.
+	 */
+	if (file->state == E2SR_STATE_LIVE && LINUX_S_ISDIR(file->mode))
+		return 0;
+	err = ext2fs_get_array(end - first, sizeof(*w), &w);
+	if (err)
+		return err;
+	for (i = first; i < end; i++) {
+		w[n].iv = &d->v[i];
+		w[n].fc = d->v[i].fc;
+		w[n].known = !d->v[i].fc || d->v[i].fc_whole;
+		w[n].sequence = d->v[i].fc ? d->v[i].fc_tid :
+				d->v[i].sequence;
+		n++;
+	}
+	qsort(w, n, sizeof(*w), cmp_window);
+	for (i = 0; i < n; i++) {
+		if (!w[i].known) {
+			whole = 0;
+			continue;
+		}
+		if (w[i].fc) {
+			/* A raw inode of its own says nothing of the time. */
+			if (d->fc_has_head && w[i].sequence == d->fc_head)
+				continue;
+		} else {
+			if (!written_in(d, &w[i], prev)) {
+				prev = &w[i];
+				continue;
+			}
+			prev = &w[i];
+		}
+		/* The head's series is whole; later ones had none. */
+		if (d->fc_has_head &&
+		    (__s32)(w[i].sequence - d->fc_head) >= 0)
+			continue;
+		err = e2sr_unseen_whole(d->ctx, &d->unseen, w[i].sequence,
+					&proven);
+		if (!err)
+			err = e2sr_array_room(&d->wins, &d->awins,
+					      d->nwins + 1, sizeof(*d->wins));
+		if (err)
+			goto out;
+		d->wins[d->nwins++] = w[i].sequence;
+		if (!proven)
+			whole = 0;
+	}
+	if (!whole && (file->state == E2SR_STATE_DELETED ||
+		       file->state == E2SR_STATE_HISTORIC)) {
+		file->map_status |= E2SR_MAP_DAMAGED;
+		if (!file->map_error)
+			file->map_error = E2SR_ERR_MAP_UNPROVEN;
+	}
+out:
+	ext2fs_free_mem(&w);
+	return err;
+}
+
+/* Whether transaction @tid has a commit in the log. */
+static int committed(const struct discover *d, __u32 tid)
+{
+	struct commit_time key;
+
+	key.sequence = tid;
+	return d->nct && bsearch(&key, d->ct, d->nct, sizeof(*d->ct),
+				 cmp_commit_time) != NULL;
+}
+
+struct owned_list {
+	struct e2sr_owned	*v;
+	size_t			n;
+	size_t			alloc;
+	blk64_t			first;	/* of the filesystem: [first, end) */
+	blk64_t			end;
+	/* Only runs over these blocks matter (NULL: all of them). */
+	ext2fs_block_bitmap	interest;
+};
+
+/*
+ * Block 0 is no run: it is what a record without an EA block, or an
+ * indirect map's unused pointer, says (and on 1 KiB blocks it is before
+ * the first).  Every such record added it once: 1.4 million times on the
+ * scale image, half the list.
+ */
+static errcode_t add_owned(struct owned_list *o, blk64_t pblk, __u32 len,
+			   __u32 tid)
+{
+	errcode_t err;
+
+	if (!pblk || !len || pblk < o->first || pblk >= o->end ||
+	    len > o->end - pblk)
+		return 0;
+	if (o->interest &&
+	    ext2fs_test_block_bitmap_range2(o->interest, pblk, len))
+		return 0;	/* none of them is a block in question */
+	err = e2sr_array_room(&o->v, &o->alloc, o->n + 1, sizeof(*o->v));
+	if (err)
+		return err;
+	o->v[o->n].pblk = pblk;
+	o->v[o->n].len = len;
+	o->v[o->n].tid = tid;
+	o->n++;
+	return 0;
+}
+
+/*
+ * What one record maps that needs no other block to read: the extents in
+ * i_block (not unwritten ones: their blocks hold anyone's old bytes), or
+ * the index blocks of a deeper tree, or the direct and indirect blocks of
+ * an indirect map; and its EA block.  Only files, directories and slow
+ * symlinks: other records keep other things in i_block.
+ */
+static errcode_t record_owned(struct discover *d, struct owned_list *o,
+			      const struct ext2_inode_large *in, __u32 tid)
+{
+	ext2_filsys fs = d->ctx->fs;
+	const struct ext3_extent_header *eh = (const void *)in->i_block;
+	const struct ext3_extent *ex = (const void *)(eh + 1);
+	const struct ext3_extent_idx *ix = (const void *)(eh + 1);
+	__u16 i, n;
+	__u32 len;
+	errcode_t err = 0;
+
+	if (!LINUX_S_ISREG(in->i_mode) && !LINUX_S_ISDIR(in->i_mode) &&
+	    !LINUX_S_ISLNK(in->i_mode))
+		return 0;
+	/* A deleted record (debugfs' kill_file keeps its map) owns none. */
+	if ((in->i_flags & EXT4_INLINE_DATA_FL) || !in->i_blocks ||
+	    !in->i_links_count || in->i_dtime)
+		return 0;
+	if (in->i_flags & EXT4_EXTENTS_FL) {
+		if (ext2fs_le16_to_cpu(eh->eh_magic) != EXT3_EXT_MAGIC)
+			return 0;
+		n = ext2fs_le16_to_cpu(eh->eh_entries);
+		if (n > 4)
+			return 0;
+		for (i = 0; i < n && !err; i++) {
+			if (ext2fs_le16_to_cpu(eh->eh_depth)) {
+				err = add_owned(o, ext2fs_le32_to_cpu(
+						ix[i].ei_leaf) |
+					((blk64_t)ext2fs_le16_to_cpu(
+						ix[i].ei_leaf_hi) << 32), 1,
+					tid);
+				continue;
+			}
+			len = ext2fs_le16_to_cpu(ex[i].ee_len);
+			if (len > EXT_INIT_MAX_LEN)
+				continue;	/* unwritten */
+			err = add_owned(o, ext2fs_le32_to_cpu(ex[i].ee_start) |
+					((blk64_t)ext2fs_le16_to_cpu(
+						ex[i].ee_start_hi) << 32),
+					len, tid);
+		}
+	} else if (!LINUX_S_ISLNK(in->i_mode) ||
+		   EXT2_I_SIZE(in) >= sizeof(in->i_block)) {
+		for (i = 0; i < EXT2_N_BLOCKS && !err; i++)
+			err = add_owned(o, ext2fs_le32_to_cpu(in->i_block[i]),
+					1, tid);
+	}
+	if (!err)
+		err = add_owned(o, ext2fs_file_acl_block(fs,
+					(const struct ext2_inode *)in), 1, tid);
+	return err;
+}
+
+/*
+ * Every run a committed copy of some record, or a whole fast commit,
+ * shows its owner wrote, with the transaction: what proves a block the
+ * window of an older transaction marks is someone else's since.  Only
+ * asked for when some window is to be marked; it reads every inode table
+ * copy of the log again.
+ */
+static errcode_t collect_owned(struct discover *d, struct owned_list *o)
+{
+	const struct e2sr_history *h = &d->ctx->history;
+	ext2_filsys fs = d->ctx->fs;
+	struct e2sr_irec c;
+	size_t i, cur = 0;
+	__u32 last = 0;
+	int have = 0;
+	errcode_t err = 0;
+
+	o->first = fs->super->s_first_data_block;
+	o->end = ext2fs_blocks_count(fs->super);
+	for (i = 0; i < h->nrecs && !err; i++) {
+		if (e2sr_cancelled(d->ctx))
+			return E2SR_ERR_CANCELLED;
+		e2sr_history_rec(h, i, &cur, &c);
+		if (!committed(d, c.sequence))
+			continue;
+		if (!have || c.jblock != last) {
+			err = e2sr_disc_read_copy(d, c.jblock, c.escaped, 1);
+			if (err)
+				return err;
+			last = c.jblock;
+			have = 1;
+		}
+		if (e2sr_disc_load_record(d, c.ino, c.offset, 0))
+			continue;
+		err = record_owned(d, o, d->inode, c.sequence);
+	}
+	for (i = 0; i < d->nr && !err; i++)
+		if (d->r[i].kind == E2SR_EXT_DATA)
+			err = add_owned(o, d->r[i].pblk, d->r[i].len,
+					d->r[i].tid);
+	return err;
+}
+
+/*
+ * The blocks of historic maps free now, which the plan may wipe: only
+ * runs over them are kept when no window asks for more, so that what is
+ * kept grows with the secure-delete files' maps, not with the log.
+ * @any: whether there is one.
+ */
+static errcode_t historic_free(struct discover *d, ext2fs_block_bitmap *set,
+			       int *any)
+{
+	const struct e2sr_inventory *inv = &d->ctx->inv;
+	const struct e2sr_extent *e;
+	size_t i, j;
+	errcode_t err;
+
+	*any = 0;
+	*set = NULL;
+	for (i = 0; i < inv->count; i++) {
+		for (j = 0; j < inv->files[i].map_count; j++) {
+			e = &inv->files[i].map[j];
+			if (!e->historic || !e->nfree)
+				continue;
+			if (!*set) {
+				err = ext2fs_allocate_block_bitmap(d->ctx->fs,
+						"freed historic blocks", set);
+				if (err)
+					return err;
+			}
+			ext2fs_mark_block_bitmap_range2(*set, e->pblk, e->len);
+			*any = 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What owners wrote, and when: indexed by block with the newest
+ * transaction (the plan keeps it: a historic map's freed block that an
+ * owner wrote after the map's transaction), then the windows the
+ * identities asked for are marked, less what the index shows written
+ * after each.
+ */
+errcode_t e2sr_disc_account_owners(struct discover *d)
+{
+	struct owned_list o;
+	ext2fs_block_bitmap set;
+	int any;
+	errcode_t err;
+
+	memset(&o, 0, sizeof(o));
+	err = historic_free(d, &set, &any);
+	if (err || (!d->nwins && !any))
+		goto out;
+	/* A window's blocks are any free block of its groups: all runs. */
+	o.interest = d->nwins ? NULL : set;
+	err = collect_owned(d, &o);
+	if (!err)
+		err = e2sr_owned_index(d->ctx, o.v, o.n);
+	ext2fs_free_mem(&o.v);
+	if (!err)
+		err = e2sr_unseen_mark(d->ctx, &d->unseen, d->wins,
+				       d->nwins);
+out:
+	ext2fs_free_mem(&o.v);
+	if (set)
+		ext2fs_free_block_bitmap(set);
+	return err;
+}
