@@ -20,6 +20,7 @@
 
 #include "e2secrmP.h"
 #include "discover_int.h"
+#include "inode_runs.h"
 
 static int cmp_commit_time(const void *a, const void *b)
 {
@@ -256,101 +257,95 @@ static errcode_t add_owned(struct owned_list *o, blk64_t pblk, __u32 len,
 	return 0;
 }
 
-/*
- * What one record maps that needs no other block to read: the extents in
- * i_block (not unwritten ones: their blocks hold anyone's old bytes), or
- * the index blocks of a deeper tree, or the direct and indirect blocks of
- * an indirect map; and its EA block.  Only files, directories and slow
- * symlinks: other records keep other things in i_block.
- */
+/* e2sr_inode_runs()' callback: a run of a record, to the list. */
+struct record_runs {
+	struct owned_list	*o;
+	__u32			tid;
+	errcode_t		err;
+};
+
+static int record_run(void *priv, blk64_t pblk, __u32 len)
+{
+	struct record_runs *r = priv;
+
+	r->err = add_owned(r->o, pblk, len, r->tid);
+	return r->err ? E2SR_RUNS_ABORT : 0;
+}
+
+/* What one record maps that needs no other block to read (inode_runs.c). */
 static errcode_t record_owned(struct discover *d, struct owned_list *o,
 			      const struct ext2_inode_large *in, __u32 tid)
 {
-	ext2_filsys fs = d->ctx->fs;
-	const struct ext3_extent_header *eh = (const void *)in->i_block;
-	const struct ext3_extent *ex = (const void *)(eh + 1);
-	const struct ext3_extent_idx *ix = (const void *)(eh + 1);
-	__u16 i, n;
-	__u32 len;
-	errcode_t err = 0;
+	struct record_runs r;
 
-	if (!LINUX_S_ISREG(in->i_mode) && !LINUX_S_ISDIR(in->i_mode) &&
-	    !LINUX_S_ISLNK(in->i_mode))
-		return 0;
-	/* A deleted record (debugfs' kill_file keeps its map) owns none. */
-	if ((in->i_flags & EXT4_INLINE_DATA_FL) || !in->i_blocks ||
-	    !in->i_links_count || in->i_dtime)
-		return 0;
-	if (in->i_flags & EXT4_EXTENTS_FL) {
-		if (ext2fs_le16_to_cpu(eh->eh_magic) != EXT3_EXT_MAGIC)
-			return 0;
-		n = ext2fs_le16_to_cpu(eh->eh_entries);
-		if (n > 4)
-			return 0;
-		for (i = 0; i < n && !err; i++) {
-			if (ext2fs_le16_to_cpu(eh->eh_depth)) {
-				err = add_owned(o, ext2fs_le32_to_cpu(
-						ix[i].ei_leaf) |
-					((blk64_t)ext2fs_le16_to_cpu(
-						ix[i].ei_leaf_hi) << 32), 1,
-					tid);
-				continue;
-			}
-			len = ext2fs_le16_to_cpu(ex[i].ee_len);
-			if (len > EXT_INIT_MAX_LEN)
-				continue;	/* unwritten */
-			err = add_owned(o, ext2fs_le32_to_cpu(ex[i].ee_start) |
-					((blk64_t)ext2fs_le16_to_cpu(
-						ex[i].ee_start_hi) << 32),
-					len, tid);
-		}
-	} else if (!LINUX_S_ISLNK(in->i_mode) ||
-		   EXT2_I_SIZE(in) >= sizeof(in->i_block)) {
-		for (i = 0; i < EXT2_N_BLOCKS && !err; i++)
-			err = add_owned(o, ext2fs_le32_to_cpu(in->i_block[i]),
-					1, tid);
-	}
-	if (!err)
-		err = add_owned(o, ext2fs_file_acl_block(fs,
-					(const struct ext2_inode *)in), 1, tid);
-	return err;
+	r.o = o;
+	r.tid = tid;
+	r.err = 0;
+	e2sr_inode_runs(d->ctx->fs, in, record_run, &r);
+	return r.err;
 }
 
 /*
  * Every run a committed copy of some record, or a whole fast commit,
  * shows its owner wrote, with the transaction: what proves a block the
  * window of an older transaction marks is someone else's since.  Only
- * asked for when some window is to be marked; it reads every inode table
- * copy of the log again.
+ * asked for when some window is to be marked.  Every question asked of
+ * the runs is of a block free now (unseen.c, plan.c), so only records
+ * the walk saw naming a free block are read again (history.c), and only
+ * their copies are read.
  */
 static errcode_t collect_owned(struct discover *d, struct owned_list *o)
 {
 	const struct e2sr_history *h = &d->ctx->history;
+	struct e2sr_journal *j = d->ctx->journal;
 	ext2_filsys fs = d->ctx->fs;
 	struct e2sr_irec c;
 	size_t i, cur = 0;
+	__u8 *want = NULL;
 	__u32 last = 0;
 	int have = 0;
 	errcode_t err = 0;
 
 	o->first = fs->super->s_first_data_block;
 	o->end = ext2fs_blocks_count(fs->super);
+	if (j && h->nrecs) {
+		err = ext2fs_get_memzero(j->nblocks / 8 + 1, &want);
+		if (err)
+			return err;
+		for (i = 0; i < h->nrecs; i++) {
+			if (!(h->rec_slot[i] & E2SR_IREC_FREEMAP))
+				continue;
+			e2sr_history_rec(h, i, &cur, &c);
+			if (c.jblock < j->nblocks)
+				want[c.jblock >> 3] |= 1 << (c.jblock & 7);
+		}
+		e2sr_journal_want(j, want, 0, j->nblocks);
+		cur = 0;
+	}
 	for (i = 0; i < h->nrecs && !err; i++) {
-		if (e2sr_cancelled(d->ctx))
-			return E2SR_ERR_CANCELLED;
+		if (e2sr_cancelled(d->ctx)) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		if (!(h->rec_slot[i] & E2SR_IREC_FREEMAP))
+			continue;
 		e2sr_history_rec(h, i, &cur, &c);
 		if (!committed(d, c.sequence))
 			continue;
 		if (!have || c.jblock != last) {
 			err = e2sr_disc_read_copy(d, c.jblock, c.escaped, 1);
 			if (err)
-				return err;
+				break;
 			last = c.jblock;
 			have = 1;
 		}
 		if (e2sr_disc_load_record(d, c.ino, c.offset, 0))
 			continue;
 		err = record_owned(d, o, d->inode, c.sequence);
+	}
+	if (want) {
+		e2sr_journal_want(j, NULL, 0, 0);
+		ext2fs_free_mem(&want);
 	}
 	for (i = 0; i < d->nr && !err; i++)
 		if (d->r[i].kind == E2SR_EXT_DATA)

@@ -72,6 +72,7 @@ struct e2sr_irec {
 	__u16		offset;		/* of the record in the block */
 	__u8		escaped;	/* the copy's first bytes are zero */
 	__u8		flagged;	/* EXT2_SECRM_FL or EXT4_EA_INODE_FL */
+	__u8		maps_free;	/* a run it names is free now */
 };
 
 /*
@@ -90,7 +91,8 @@ struct e2sr_icopy {
 };
 
 #define E2SR_IREC_FLAGGED	0x8000	/* in rec_slot: a flag that matters */
-#define E2SR_IREC_SLOT		0x7fff
+#define E2SR_IREC_FREEMAP	0x4000	/* in rec_slot: maps a free block */
+#define E2SR_IREC_SLOT		0x3fff
 
 struct e2sr_history {
 	struct e2sr_jwalk	walk;

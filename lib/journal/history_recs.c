@@ -23,6 +23,7 @@
 #include "e2secrmP.h"
 #include "history.h"
 #include "history_int.h"
+#include "inode_runs.h"
 #include "unaligned.h"
 
 /*
@@ -91,17 +92,43 @@ static const struct itable_range *range_of(const struct rec_look *l,
  * copy: number and generation, and whether it carries a flag that makes
  * its identity matter.  Slots never used are left out.
  */
+/*
+ * Record @rec (as on disk) in l->rec_buf, room for a whole
+ * struct ext2_inode_large however small the records; NULL: no memory.
+ */
+static struct ext2_inode_large *record_copy(struct rec_look *l,
+					    const unsigned char *rec)
+{
+	unsigned int isz = EXT2_INODE_SIZE(l->fs->super);
+	size_t room = isz > sizeof(struct ext2_inode_large) ?
+		      isz : sizeof(struct ext2_inode_large);
+
+	if (!l->rec_buf && ext2fs_get_memzero(room, &l->rec_buf))
+		return NULL;
+	memcpy(l->rec_buf, rec, isz);
+	return (struct ext2_inode_large *)l->rec_buf;
+}
+
 /* Whether record @rec (as on disk) of inode @ino checks itself. */
 static int record_csum_ok(struct rec_look *l, ext2_ino_t ino,
 			  const unsigned char *rec)
 {
-	unsigned int isz = EXT2_INODE_SIZE(l->fs->super);
+	struct ext2_inode_large *in = record_copy(l, rec);
 
-	if (!l->rec_buf && ext2fs_get_mem(isz, &l->rec_buf))
-		return 0;
-	memcpy(l->rec_buf, rec, isz);
-	return ext2fs_inode_csum_verify(l->fs, ino,
-				(struct ext2_inode_large *)l->rec_buf);
+	return in && ext2fs_inode_csum_verify(l->fs, ino, in);
+}
+
+/*
+ * Whether a run the record names in itself is free now (inode_runs.c):
+ * only such a record's runs can say who wrote a free block since, and
+ * discovery reads again only the copies that hold one (1% of the records
+ * of the scale image's log).  No memory: say yes, and be read again.
+ */
+static int record_maps_free(struct rec_look *l, const unsigned char *rec)
+{
+	struct ext2_inode_large *in = record_copy(l, rec);
+
+	return !in || e2sr_inode_runs_free(l->fs, in);
 }
 
 errcode_t e2sr_history_look_at_copy(void *priv, const struct e2sr_jblock *copy,
@@ -162,7 +189,8 @@ errcode_t e2sr_history_look_at_copy(void *priv, const struct e2sr_jblock *copy,
 			ext2fs_le32_to_cpu(*(const __u32 *)(rec + 100));
 		h->rec_slot[h->nrecs] = (__u16)k |
 			((fl & (EXT2_SECRM_FL | EXT4_EA_INODE_FL)) ?
-			 E2SR_IREC_FLAGGED : 0);
+			 E2SR_IREC_FLAGGED : 0) |
+			(record_maps_free(l, rec) ? E2SR_IREC_FREEMAP : 0);
 		h->nrecs++;
 		c->count++;
 	}
@@ -204,6 +232,7 @@ void e2sr_history_rec(const struct e2sr_history *h, size_t i, size_t *cur,
 	rec->offset = (__u16)((slot & E2SR_IREC_SLOT) * h->rec_size);
 	rec->escaped = c->escaped;
 	rec->flagged = !!(slot & E2SR_IREC_FLAGGED);
+	rec->maps_free = !!(slot & E2SR_IREC_FREEMAP);
 }
 
 /* Whether a record, as it lies in a block, is an inline directory's. */
