@@ -106,11 +106,15 @@ errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 errcode_t e2sr_inventory_set(const struct e2sr_ctx *ctx, int traced_only,
 			     struct e2sr_ino_set *set);
 
-/* livemap.c */
-errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
+/* livemap_walk.c */
 errcode_t e2sr_livemap_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			    struct ext2_inode_large *inode, int csum_bad);
+
+/* livemap_dirs.c */
 errcode_t e2sr_livemap_finish(struct e2sr_ctx *ctx);
+
+/* livemap.c */
+errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
 void e2sr_livemap_free(struct e2sr_livemap *lm);
 int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
