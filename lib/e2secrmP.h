@@ -205,7 +205,11 @@ void e2sr_file_free(struct e2sr_file *file);
 
 /* plan_journal.c */
 errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx);
+
+/* plan_journal_entry.c */
 size_t e2sr_jplan_block_end(const struct e2sr_plan *plan, size_t i);
+
+/* plan_journal_names.c */
 errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *count, unsigned char **blob,
 			     size_t *blob_len);
