@@ -633,7 +633,7 @@ static size_t journal_run(const struct e2sr_journal *j,
 
 /*
  * Whole copies are zeroed whatever the method, as parts are: their
- * descriptors stay (plan_journal.c), and a copy of zeros attributed to a
+ * descriptors stay (plan_journal_settle.c), and a copy of zeros attributed to a
  * block holds nothing, where random bytes would read as records or
  * entries.  Only when the whole log goes (--all-journal), descriptors
  * included, does the method apply.
