@@ -280,7 +280,7 @@ struct e2sr_jplan {
 
 /*
  * A tag to set in a descriptor the run seals again: the copy it tags is
- * rewritten, and its checksum must say what is written (plan_journal.c).
+ * rewritten, and its checksum must say what is written (plan_journal_seal.c).
  */
 /*
  * The most a sealed transaction spans, descriptor to last copy sealed:
@@ -721,7 +721,7 @@ struct e2sr_writer {
 };
 
 /*
- * What e2sr_journal_names found, once per run (plan_journal.c's): the
+ * What e2sr_journal_names found, once per run (plan_journal_names.c's): the
  * copies naming secure-delete inodes in log order, and the names.
  */
 struct e2sr_name_cache {
@@ -761,7 +761,7 @@ struct e2sr_ctx {
 	struct e2sr_replay	replay;
 	struct e2sr_orphans	orphans;	/* released in the run */
 	struct e2sr_history	history;	/* every journal copy */
-	struct e2sr_name_cache	names;		/* plan_journal.c's */
+	struct e2sr_name_cache	names;		/* plan_journal_names.c's */
 	/* How far back the journal's history reaches (coverage.c). */
 	struct e2sr_coverage	coverage;
 	io_manager		io_manager;	/* opts' base, watched */

@@ -88,11 +88,15 @@ errcode_t e2sr_inventory_add(struct e2sr_inventory *inv,
 errcode_t e2sr_inventory_set(const struct e2sr_ctx *ctx, int traced_only,
 			     struct e2sr_ino_set *set);
 
-/* livemap.c */
-errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
+/* livemap_walk.c */
 errcode_t e2sr_livemap_note(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			    struct ext2_inode_large *inode, int csum_bad);
+
+/* livemap_dirs.c */
 errcode_t e2sr_livemap_finish(struct e2sr_ctx *ctx);
+
+/* livemap.c */
+errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
 void e2sr_livemap_free(struct e2sr_livemap *lm);
 int e2sr_live_blocks(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
 int e2sr_live_all(const struct e2sr_ctx *ctx, blk64_t blk, blk64_t count);
@@ -181,7 +185,11 @@ void e2sr_file_free(struct e2sr_file *file);
 
 /* plan_journal.c */
 errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx);
+
+/* plan_journal_entry.c */
 size_t e2sr_jplan_block_end(const struct e2sr_plan *plan, size_t i);
+
+/* plan_journal_names.c */
 errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *count, unsigned char **blob,
 			     size_t *blob_len);

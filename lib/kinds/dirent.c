@@ -13,7 +13,7 @@
  * parse as removed entries.
  *
  * Only directories whose blocks hold bytes past their entries are read:
- * the live set (livemap.c) reads every directory block once and notes
+ * the live set (livemap_dirs.c) reads every directory block once and notes
  * them; a directory of zeros past its entries has no name to wipe.
  *
  * The plan lists every entry and every run of name bytes it will zero,

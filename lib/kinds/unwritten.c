@@ -23,7 +23,7 @@
  * read as zeros now: zeros are what a run before left, so a second run
  * finds nothing.  A block of such a map that is now written data of a
  * live file is that file's, and never touched.  The scan's walk of every
- * map in use (livemap.c) notes here which live files have unwritten
+ * map in use (livemap_walk.c) notes here which live files have unwritten
  * extents, one bit each; only when a secure-delete map has blocks in
  * use are those files' trees read again, for the extents over them, so
  * a filesystem full of preallocation costs no memory per extent.  With

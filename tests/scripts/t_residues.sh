@@ -2441,7 +2441,7 @@ sc82() {
 	sync
 	live d
 	# B's data and name are B's, though +s lives come before and
-	# after it (another generation each; plan_journal.c, plain_life).
+	# after it (another generation each; plan_journal_names.c, plain_life).
 	free "$FB"
 	free "$NB"
 	jfree "$NB"

@@ -497,9 +497,9 @@ static void test_desc_layouts(void **state)
 }
 
 /*
- * A descriptor sealed again (plan_journal.c, wipe_journal.c): the tag named
- * gets the checksum of the copy as written, the others keep theirs, the
- * tail holds again, and a copy of zeros matches its new tag.
+ * A descriptor sealed again (plan_journal_seal.c, wipe_journal.c): the
+ * tag named gets the checksum of the copy as written, the others keep
+ * theirs, the tail holds again, and a copy of zeros matches its new tag.
  */
 static void test_desc_reseal(void **state)
 {

@@ -1,0 +1,51 @@
+/*
+ * plan_journal_int.h --- what the files of the journal plan share among
+ * themselves (plan_journal.c, plan_journal_entry.c, plan_journal_names.c,
+ * plan_journal_settle.c, plan_journal_seal.c); nothing outside
+ * lib/plan/ includes it.  What the other layers may use of the journal
+ * plan is declared in e2secrmP.h.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#ifndef E2SR_PLAN_JOURNAL_INT_H
+#define E2SR_PLAN_JOURNAL_INT_H
+
+#include "e2secrmP.h"
+
+/* The secure-delete files the journal plan is for. */
+struct jplan {
+	struct e2sr_ctx		*ctx;
+	/* Every 4-byte word of a copy is looked up: most miss. */
+	struct e2sr_ino_set	set;		/* secure-delete numbers */
+};
+
+/*
+ * Bytes [from, to) of stale block @jblock can hold entries; @dir: they
+ * are the whole block, and it reads as a directory block.
+ */
+typedef errcode_t (*name_block_fn)(struct e2sr_ctx *ctx, __u32 jblock,
+				   const unsigned char *b, unsigned int from,
+				   unsigned int to, int dir, void *priv);
+
+/* plan_journal_entry.c */
+int e2sr_jplan_cmp(const void *a, const void *b);
+errcode_t e2sr_jplan_part(struct e2sr_plan *plan, __u32 jblock,
+			  enum e2sr_jwhy why, ext2_ino_t ino, __u32 off,
+			  __u32 len);
+errcode_t e2sr_jplan_whole(struct e2sr_plan *plan, __u32 jblock,
+			   enum e2sr_jwhy why, ext2_ino_t ino);
+int e2sr_jplan_cmp_walk(const void *key, const void *elem);
+
+/* plan_journal_names.c */
+errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
+				 void *priv);
+
+/* plan_journal_seal.c */
+errcode_t e2sr_jplan_seals(struct e2sr_ctx *ctx);
+
+/* plan_journal_settle.c */
+errcode_t e2sr_jplan_settle(struct e2sr_ctx *ctx);
+
+#endif /* E2SR_PLAN_JOURNAL_INT_H */
