@@ -14,8 +14,6 @@
 #include <stdlib.h>
 
 #include "cmd.h"
-#include "fast_commit.h"
-#include "history.h"
 
 static int cmp_jblock(const void *a, const void *b)
 {

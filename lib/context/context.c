@@ -12,7 +12,9 @@
 #include <unistd.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "open.h"
+#include "find.h"
 
 errcode_t e2sr_ctx_new(struct e2sr_ctx **ret)
 {

@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 
 /* Allowance over i_blocks for tree blocks the count may leave out. */
 #define MAP_SLACK_BLOCKS	64

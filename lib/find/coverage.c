@@ -58,7 +58,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "find_int.h"
 
 /* Tids of mke2fs' (1) and the kernel's (2) first transaction. */
 #define FIRST_TID_DEBUGFS	1

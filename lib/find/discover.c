@@ -31,7 +31,9 @@
  */
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 #include "discover_int.h"
 
 /*

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "fast_commit.h"
-#include "unaligned.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "journal.h"
 #include "discover_int.h"
 
 /* An add_range tag of the fast commit being read, not yet attributed. */

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 #include "discover_int.h"
 
 static int cmp_identity(const void *a, const void *b)

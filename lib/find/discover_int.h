@@ -6,7 +6,7 @@
  * found in the journal, the inventory's index, the fast-commit ranges,
  * the lives, the commits and the windows) and the declarations of the
  * helpers one discover*.c file gives the others.  Discovery's face is
- * e2sr_discover_journal() (e2secrmP.h), the driver's (discover.c).
+ * e2sr_discover_journal() (find.h), the driver's (discover.c).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -15,7 +15,7 @@
 #ifndef E2SR_DISCOVER_INT_H
 #define E2SR_DISCOVER_INT_H
 
-#include "e2secrmP.h"
+#include "find_int.h"
 #include "ea_inode.h"
 
 /* One record version found in the journal. */

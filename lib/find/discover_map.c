@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 #include "ea_inode.h"
 #include "discover_int.h"
 

@@ -18,9 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 #include "discover_int.h"
-#include "inode_runs.h"
 
 static int cmp_commit_time(const void *a, const void *b)
 {

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "discover_int.h"
 
 errcode_t e2sr_disc_add_version(struct discover *d, const struct iversion *iv)

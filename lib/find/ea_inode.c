@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "ea_inode.h"
-#include "unaligned.h"
 
 #define ENTRY_SIZE	16	/* struct ext2_ext_attr_entry, no name */
 #define HEADER_SIZE	32	/* struct ext2_ext_attr_header */

@@ -42,7 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "find_int.h"
 
 static int cmp_life(const void *a, const void *b)
 {

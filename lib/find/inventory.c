@@ -17,10 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
-#include "find.h"
-#include "readahead.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 
 /* Inode table blocks read per scan step: large sequential reads. */
 #define SCAN_BUFFER_BLOCKS	256

@@ -2,7 +2,7 @@
  * livemap_int.h --- what the files of the live set share among
  * themselves (livemap.c, livemap_walk.c, livemap_dirs.c); nothing
  * outside lib/find/livemap*.c includes it.  What the other layers may
- * ask of the live set is declared in e2secrmP.h.
+ * ask of the live set is declared in find.h, the folder's face.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -11,7 +11,7 @@
 #ifndef E2SR_LIVEMAP_INT_H
 #define E2SR_LIVEMAP_INT_H
 
-#include "e2secrmP.h"
+#include "find_int.h"
 
 /* The walk of one inode's maps (livemap_walk.c). */
 struct live_walk {

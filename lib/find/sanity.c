@@ -27,8 +27,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "find.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 
 /* Device, fifo or socket: a record that maps nothing. */
 static int is_special(__u16 mode)

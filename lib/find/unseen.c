@@ -47,7 +47,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 
 /* One journal copy of a group's block bitmap. */
 struct bbcopy {

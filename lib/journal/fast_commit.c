@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "fast_commit.h"
-#include "unaligned.h"
 
 static const char *const tag_names[] = {
 	[E2SR_FC_TAG_ADD_RANGE]	= "add_range",

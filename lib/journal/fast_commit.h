@@ -16,7 +16,7 @@
 #define E2SR_FAST_COMMIT_H
 
 #include <ext2fs/ext2fs.h>
-#include "journal.h"
+#include "journal_io.h"
 
 #define E2SR_FC_TAG_ADD_RANGE	0x0001
 #define E2SR_FC_TAG_DEL_RANGE	0x0002

@@ -28,7 +28,8 @@
 #include <string.h>
 
 #include "fc_replay_ctx.h"
-#include "unaligned.h"
+#include "e2secrm.h"
+#include "util.h"
 
 /* libext2fs' own allocations and frees: the groups they touch. */
 static void stats_cb(ext2_filsys fs, blk64_t blk, int inuse)

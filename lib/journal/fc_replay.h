@@ -39,7 +39,7 @@
 #define E2SR_FC_REPLAY_H
 
 #include <ext2fs/ext2fs.h>
-#include "journal.h"
+#include "journal_io.h"
 #include "fast_commit.h"
 
 /* struct ext4_fc_head's fc_features the kernel knows: none. */

@@ -13,7 +13,7 @@
 #ifndef E2SR_FC_REPLAY_CTX_H
 #define E2SR_FC_REPLAY_CTX_H
 
-#include "e2secrmP.h"
+#include "util.h"
 #include "fc_replay.h"
 
 #define TL_SIZE			E2SR_FC_TL_SIZE

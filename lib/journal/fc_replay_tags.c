@@ -20,7 +20,8 @@
 #include <time.h>
 
 #include "fc_replay_ctx.h"
-#include "unaligned.h"
+#include "e2secrm.h"
+#include "util.h"
 
 static errcode_t read_raw(struct replay *r, ext2_ino_t ino)
 {

@@ -15,10 +15,9 @@
  */
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "fc_replay.h"
-#include "unaligned.h"
 
 #define TL_SIZE			E2SR_FC_TL_SIZE
 #define NAME_MAX_LEN		255

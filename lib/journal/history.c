@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "history.h"
 #include "history_int.h"
 

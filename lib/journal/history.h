@@ -24,7 +24,7 @@
 #define E2SR_HISTORY_H
 
 #include <ext2fs/ext2fs.h>
-#include "journal.h"
+#include "journal_io.h"
 #include "journal_walk.h"
 
 enum e2sr_jkind {

@@ -20,11 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "history.h"
 #include "history_int.h"
-#include "inode_runs.h"
-#include "unaligned.h"
 
 /*
  * Whether a block reads as a directory block: entries chained from its

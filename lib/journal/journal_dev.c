@@ -17,10 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
-#include "journal.h"
-#include "unaligned.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "journal_io.h"
 
 /* The largest run one read asks for. */
 #define JOURNAL_WINDOW_BYTES	(1024 * 1024)

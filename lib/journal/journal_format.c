@@ -15,10 +15,9 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "jbd2.h"
-#include "unaligned.h"
 
 /* The offsets the code relies on, checked against the documented ones. */
 _Static_assert(sizeof(struct e2sr_jbd2_header) == 12, "jbd2 header");

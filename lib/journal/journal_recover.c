@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "journal.h"
-#include "unaligned.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "journal_io.h"
 
 /* The most distinct revoked blocks tracked: 16 bytes each. */
 #define MAX_REVOKES		(1UL << 24)

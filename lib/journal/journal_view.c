@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "journal.h"
+#include "e2secrm.h"
+#include "journal_io.h"
 
 struct view {
 	io_channel			inner;

@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "jbd2.h"
-#include "journal.h"
+#include "journal_io.h"
 #include "journal_walk.h"
-#include "readahead.h"
 
 /* A data position some descriptor says holds a copy of a fs block. */
 struct claim {

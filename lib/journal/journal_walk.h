@@ -17,7 +17,7 @@
 
 #include <ext2fs/ext2fs.h>
 #include "jbd2.h"
-#include "journal.h"
+#include "journal_io.h"
 
 /* A journal data block attributed to a filesystem block. */
 struct e2sr_jblock {

@@ -17,11 +17,10 @@
  */
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "jbd2.h"
-#include "journal.h"
-#include "unaligned.h"
+#include "journal_io.h"
 
 #define HDR_SIZE	sizeof(struct e2sr_jbd2_header)
 #define CH_OFF(f)	offsetof(struct e2sr_jbd2_commit_header, f)

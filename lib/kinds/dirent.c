@@ -32,9 +32,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "name_set.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+#include "plan.h"
+#include "write.h"
+#include "kinds.h"
 
 struct name_walk {
 	struct e2sr_ctx		*ctx;

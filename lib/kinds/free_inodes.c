@@ -31,7 +31,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+#include "write.h"
+#include "kinds.h"
 
 /* Inode table blocks per read. */
 #define ITABLE_CHUNK		256

@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "find.h"
+#include "write.h"
+#include "kinds.h"
 
 void e2sr_scrub_record(ext2_filsys fs, struct ext2_inode_large *inode)
 {

@@ -44,7 +44,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+#include "write.h"
+#include "kinds.h"
 
 blk64_t e2sr_unwritten_blocks(const struct e2sr_inventory *inv)
 {

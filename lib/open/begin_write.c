@@ -17,8 +17,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "open.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "open_int.h"
 
 /*
  * Write the replay decided at open, then leave the superblock as

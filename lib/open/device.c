@@ -27,8 +27,8 @@
 #include <sys/sysmacros.h>
 #include <linux/major.h>
 
-#include "e2secrmP.h"
-#include "open.h"
+#include "e2secrm.h"
+#include "open_int.h"
 
 static errcode_t check_mount_one(struct e2sr_ctx *ctx, const char *device);
 

@@ -21,9 +21,10 @@
 
 #include <e2p/e2p.h>
 
-#include "e2secrmP.h"
-#include "fc_replay.h"
-#include "open.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "journal.h"
+#include "open_int.h"
 
 /*
  * Features whose on-disk meaning the engine accounts for.  Anything else

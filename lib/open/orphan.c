@@ -25,10 +25,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "journal.h"
-#include "open.h"
-#include "overlay_io.h"
+#include "open_int.h"
 
 /* Per file: what the release of one orphan does with its blocks. */
 struct release_walk {

@@ -27,11 +27,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "jbd2.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "journal.h"
-#include "open.h"
-#include "overlay_io.h"
+#include "open_int.h"
 
 struct evidence_walk {
 	struct e2sr_orphans	*o;

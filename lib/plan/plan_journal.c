@@ -34,9 +34,10 @@
 #include <string.h>
 
 #include "plan_journal_int.h"
-#include "fast_commit.h"
-#include "name_set.h"
-#include "unaligned.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "journal.h"
+#include "find.h"
 
 /* Copies of every block any map of a secure-delete file names. */
 static errcode_t plan_map_copies(struct jplan *p)

@@ -3,7 +3,7 @@
  * themselves (plan_journal.c, plan_journal_entry.c, plan_journal_names.c,
  * plan_journal_settle.c, plan_journal_seal.c); nothing outside
  * lib/plan/ includes it.  What the other layers may use of the journal
- * plan is declared in e2secrmP.h.
+ * plan is declared in plan.h, the folder's face.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -12,7 +12,8 @@
 #ifndef E2SR_PLAN_JOURNAL_INT_H
 #define E2SR_PLAN_JOURNAL_INT_H
 
-#include "e2secrmP.h"
+#include "plan.h"
+#include "util.h"
 
 /* The secure-delete files the journal plan is for. */
 struct jplan {

@@ -21,7 +21,9 @@
 #include <string.h>
 
 #include "plan_journal_int.h"
-#include "unaligned.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
 
 static int cmp_u32(const void *a, const void *b)
 {

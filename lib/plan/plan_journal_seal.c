@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "plan_journal_int.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
 
 static int cmp_seal(const void *a, const void *b)
 {

@@ -18,7 +18,8 @@
 #include <string.h>
 
 #include "plan_journal_int.h"
-#include "crc32c.h"
+#include "e2secrm.h"
+#include "util.h"
 
 /*
  * One entry per whole block, or the block's parts with overlaps merged;

@@ -24,7 +24,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "write.h"
 
 static double seconds(void)
 {

@@ -32,7 +32,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+#include "plan.h"
+#include "write.h"
+#include "kinds.h"
 
 /* An action of @kind and @why, its target still to be set. */
 static void action_init(struct e2sr_action *a, int kind, int why)

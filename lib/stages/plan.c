@@ -19,7 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+#include "plan.h"
+#include "kinds.h"
 
 void e2sr_plan_free(struct e2sr_plan *plan)
 {

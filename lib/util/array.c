@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 
 /*
  * Room for @need elements of @size bytes in *@ptr (a pointer to the

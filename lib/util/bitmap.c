@@ -16,7 +16,8 @@
  */
 #include <errno.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 
 /*
  * The first zero bit of [start, end] of @map in *out, 0; ENOENT when

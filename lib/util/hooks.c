@@ -11,7 +11,8 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 
 /* Whether the run was asked to stop: checked at every safe point. */
 int e2sr_cancelled(const struct e2sr_ctx *ctx)

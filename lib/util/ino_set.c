@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 
 /* Up to this inode number (2 MiB of bits) the set is a bit array. */
 #define INO_BITS_MAX		(1U << 24)

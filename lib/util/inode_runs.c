@@ -21,7 +21,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "inode_runs.h"
 
 struct runs_walk {

@@ -19,7 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 #include "overlay_io.h"
 
 struct ov_block {

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "readahead.h"
 
 /* Ranges larger than this are asked for in parts, to keep to the window. */

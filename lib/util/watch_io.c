@@ -24,7 +24,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 
 static struct struct_io_manager watch_manager;
 static io_manager watch_base;

@@ -12,7 +12,8 @@
  */
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
 
 int e2sr_all_zero(const void *buf, size_t len)
 {

@@ -21,8 +21,10 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
-#include "e2secrmP.h"
-#include "write.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+#include "write_int.h"
 
 /* Inside the filesystem, never its metadata or the journal. */
 static errcode_t check_place(struct e2sr_ctx *ctx, blk64_t blk, blk64_t count)

@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
-#include "write.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "write_int.h"
 
 /* With -m random: remember what one run put out. */
 errcode_t e2sr_verify_note(struct e2sr_ctx *ctx, io_channel io, blk64_t blk,

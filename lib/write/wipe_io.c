@@ -31,8 +31,9 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 
-#include "e2secrmP.h"
-#include "write.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "write_int.h"
 
 static errcode_t fill_random(unsigned char *buf, size_t len)
 {

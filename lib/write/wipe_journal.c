@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
-#include "crc32c.h"
-#include "write.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "write_int.h"
 
 /* A planned journal block (or part) as an action of the plan. */
 void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a)

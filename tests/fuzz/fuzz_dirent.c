@@ -22,7 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "kinds.h"
 #include "fuzz_img.h"
 #include "mem_io.h"
 

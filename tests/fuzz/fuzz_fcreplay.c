@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "fuzz_img.h"
 #include "mem_io.h"
 

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "crc32c.h"
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "fuzz_img.h"
 #include "mem_io.h"
 

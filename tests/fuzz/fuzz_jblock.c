@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "jbd2.h"
 
 #define HDR_LEN		24

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "fast_commit.h"
 #include "journal.h"
 #include "journal_walk.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "jbd2.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -28,7 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
 #include "fuzz_img.h"
 #include "mem_io.h"
 

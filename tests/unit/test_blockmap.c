@@ -14,7 +14,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find_int.h"
 #include "testimg.h"
 
 #define MAX_BLOCKS	1024

@@ -18,7 +18,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "find_int.h"
 
 #define LOG_FIRST	1
 #define LOG_LEN		100	/* blocks 1..100 */

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "crc32c.h"
 #include "testimg.h"
 

@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "fast_commit.h"
 #include "ea_inode.h"
 #include "testimg.h"

@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "fc_replay.h"
 #include "overlay_io.h"
 #include "testimg.h"

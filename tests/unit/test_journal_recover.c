@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "jbd2.h"
 #include "journal.h"
 #include "testimg.h"

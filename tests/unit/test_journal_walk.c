@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 #include "jbd2.h"
 #include "journal_walk.h"
 #include "testimg.h"

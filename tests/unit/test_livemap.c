@@ -16,7 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+#include "kinds.h"
 #include "testimg.h"
 
 /* Write a host file of @size bytes into the image as @name. */

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
-#include "write.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "kinds.h"
+#include "write_int.h"
 #include "testimg.h"
 
 static void mkfs(struct testimg *t, const char *opts)

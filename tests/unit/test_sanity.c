@@ -17,7 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "find.h"
 #include "testimg.h"
 
 #define EXT4	"-t ext4 -O inline_data,^has_journal -b 1024"

@@ -16,7 +16,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "kinds.h"
 #include "testimg.h"
 
 /* Byte offsets in a large record (struct ext2_inode_large). */

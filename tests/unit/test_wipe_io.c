@@ -18,10 +18,12 @@
 #include <sys/stat.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
+#include "find.h"
+#include "write.h"
 #include "crc32c.h"
 #include "journal.h"
-#include "write.h"
+#include "write_int.h"
 #include "testimg.h"
 
 #define BS	4096

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "e2secrmP.h"
+#include "e2secrm.h"
 
 #include "testimg.h"
 
