@@ -19,8 +19,9 @@
 #include <ext2fs/ext2fs.h>
 #include "e2sr_err.h"
 #include "journal.h"
-#include "history.h"
-#include "overlay_io.h"
+
+/* The context holds overlays by pointer; they are lib/util's (util.h). */
+struct e2sr_overlay;
 
 #define E2SR_VERSION		"0.1.0"
 #define E2SR_DATE		"3-Dec-2026"

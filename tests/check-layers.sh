@@ -4,14 +4,25 @@
 # lib/ is a folder per layer, named as the layer.  What a file calls is
 # read from the objects the build made (nm: the symbols each lib/*/*.o
 # leaves undefined, and which lib/*/*.o defines them),
-# what it includes from its source (#include "x.h" of a private header;
-# e2secrm.h, the public header, and e2secrmP.h, what lib/ shares inside
-# itself, are not ranked).  It
-# fails when a file calls or includes a file of a higher layer, when two
-# files call each other (through others too), when a file of lib/ calls
-# into the command (e2secrm/), when the command includes e2secrmP.h, when
-# a file has no layer or lies in another layer's folder, or when a file
-# of lib/ or of the command calls
+# what it includes from its source (#include "x.h").  A .c file's layer
+# is its row in lib/layers.txt; a header's is its folder's.  Each folder
+# has one face, lib/LAYER/LAYER.h (lib/util/util.h, lib/journal/journal.h,
+# ...): what the folders above may use of it.  Its other headers are its
+# own.  lib/stages/ and lib/context/ have no face: what they offer is the
+# command's, in lib/e2secrm.h.  lib/e2secrm.h, the public face (with
+# compile_et's e2sr_err.h), sits at the top of lib/ and is not ranked:
+# every file may include it, and it includes the journal's face for the
+# types the context holds.
+#
+# It fails when a file calls a file of a higher layer, when two files
+# call each other (through others too), when a file of lib/ calls into
+# the command (e2secrm/), when a file includes a header of a folder above
+# its own, when a file includes a header of another folder that is not
+# that folder's face, when the command includes any header of lib/ but
+# e2secrm.h (no exception: journal_map.c reads the history and the fast
+# commits through e2secrm.h, which includes the journal's face), when a
+# .c file has no layer or lies in another layer's folder, when a folder
+# of lib/ is not a layer, or when a file of lib/ or of the command calls
 # libc's allocator (malloc, free, strdup...) instead of libext2fs'
 # (ext2fs_get_mem() and its kin, ext2fs_free_mem()).
 #
@@ -55,33 +66,68 @@ awk 'FNR == NR { if ($1 == "D") def[$2] = $3 " " $4; next }
 	if (t[2] != $4)
 		print $4, t[2], t[1], $2
      }' "$tmp/syms" "$tmp/syms" | sort -u >"$tmp/calls"
-for c in "$src"/lib/*.c "$src"/lib/*.h "$src"/lib/*/*.c "$src"/lib/*/*.h; do
+# includes "file folder header" between the folders of lib/: a header
+# of the includer's own folder is its own business; lib/e2secrm.h and
+# e2sr_err.h are the top.
+for c in "$src"/lib/*/*.c "$src"/lib/*/*.h; do
 	[ -f "$c" ] || continue
-	f=$(basename "$c"); f=${f%.*}
-	[ "$f" = e2secrm ] || [ "$f" = e2secrmP ] && continue
-	sed -n 's/^#include "\([a-z_0-9]*\)\.h".*/\1/p' "$c" |
+	d=$(basename "$(dirname "$c")")
+	f=lib/$d/$(basename "$c")
+	sed -n 's/^#include "\([a-z_0-9]*\.h\)".*/\1/p' "$c" |
 	while read -r h; do
-		[ "$h" = e2secrm ] || [ "$h" = e2secrmP ] ||
-			[ "$h" = "$f" ] && continue
-		echo "$f $h lib #include"
+		[ -f "$src/lib/$d/$h" ] && continue
+		for t in "$src"/lib/*/"$h"; do
+			[ -f "$t" ] || continue
+			echo "$f $d $(basename "$(dirname "$t")") $h"
+			break
+		done
 	done
 done | sort -u >"$tmp/includes"
 
 status=0
 
-# Each file in the folder of its layer: the tree shows the layers.  The
-# faces (e2secrm.h, e2secrmP.h) and compile_et's e2sr_err stay at the top.
-for c in "$src"/lib/*/*.c "$src"/lib/*/*.h "$src"/lib/*.c "$src"/lib/*.h; do
+# Each .c file in the folder of its layer: the tree shows the layers.
+# compile_et's e2sr_err stays at the top with the public face.
+for c in "$src"/lib/*/*.c "$src"/lib/*.c; do
 	[ -f "$c" ] || continue
-	f=$(basename "$c"); f=${f%.*}
+	f=$(basename "$c" .c)
 	d=$(basename "$(dirname "$c")")
-	case $f in e2secrm | e2secrmP | e2sr_err) continue ;; esac
+	[ "$f" = e2sr_err ] && continue
 	l=$(awk -v f="$f" '$1 == f { print $3 }' "$tmp/rank")
 	if [ -n "$l" ] && [ "$d" != "$l" ]; then
-		echo "lib/$d/$f: its layer is $l, its folder should be lib/$l"
+		echo "lib/$d/$f.c: its layer is $l, its folder should be lib/$l"
 		status=1
 	fi
 done
+
+# Each folder a layer.
+awk '!/^#/ && NF > 1 { print $1, NR }' "$table" >"$tmp/folders"
+for d in "$src"/lib/*/; do
+	d=$(basename "$d")
+	if ! awk -v d="$d" '$1 == d { found = 1 } END { exit !found }' \
+		"$tmp/folders"; then
+		echo "lib/$d/ is no layer of $table"
+		status=1
+	fi
+done
+
+# A file includes its own folder's headers and the faces of the folders
+# of its layer or below, nothing else: the folders above may change
+# without it, and a folder's other headers are its own.
+awk 'FNR == NR { rank[$1] = $2; next }
+     {
+	file = $1; from = $2; to = $3; h = $4
+	if (rank[to] > rank[from]) {
+		printf "%s (%s) includes lib/%s/%s, a folder above\n",
+		       file, from, to, h
+		bad = 1
+	} else if (h != to ".h") {
+		printf "%s includes lib/%s/%s, not lib/%s'"'"'s face (%s.h)\n",
+		       file, to, h, to, to
+		bad = 1
+	}
+     }
+     END { exit bad }' "$tmp/folders" "$tmp/includes" || status=1
 
 awk -v table="$table" '
 	FNR == NR { rank[$1] = $2; name[$1] = $3; next }
@@ -109,7 +155,7 @@ awk -v table="$table" '
 			bad = 1
 		}
 		exit bad
-	}' "$tmp/rank" "$tmp/calls" "$tmp/includes" || status=1
+	}' "$tmp/rank" "$tmp/calls" || status=1
 
 # Cycles among the calls: drop, again and again, the calls out of a file
 # nothing left calls and the calls into a file that calls nothing left;
@@ -132,9 +178,22 @@ if [ -s "$tmp/left" ]; then
 fi
 
 # The command sees lib/ through e2secrm.h alone.
-if grep -l '^#include "e2secrmP.h"' "$src"/e2secrm/*.c "$src"/e2secrm/*.h \
-	2>/dev/null; then
-	echo "  (the command includes lib/'s private header)"
+for c in "$src"/e2secrm/*.c "$src"/e2secrm/*.h; do
+	[ -f "$c" ] || continue
+	sed -n 's/^#include "\([a-z_0-9]*\.h\)".*/\1/p' "$c" |
+	while read -r h; do
+		[ "$h" = e2secrm.h ] && continue
+		for t in "$src"/lib/"$h" "$src"/lib/*/"$h"; do
+			[ -f "$t" ] || continue
+			echo "e2secrm/$(basename "$c") includes" \
+				"${t#"$src"/}: the command sees lib/ through" \
+				"e2secrm.h alone"
+			break
+		done
+	done
+done >"$tmp/cmd"
+if [ -s "$tmp/cmd" ]; then
+	cat "$tmp/cmd"
 	status=1
 fi
 
@@ -153,7 +212,7 @@ awk '$1 == "U" && $4 != "e2sr_err" &&
 n=$(wc -l <"$tmp/edges")
 if [ $status = 0 ]; then
 	echo "check-layers: $n calls between the files of lib/ follow" \
-		"lib/layers.txt; no cycles; no libc allocation in lib/ or" \
-		"the command"
+		"lib/layers.txt; no cycles; includes reach only a folder's" \
+		"face, never up; no libc allocation in lib/ or the command"
 fi
 exit $status

@@ -2,7 +2,9 @@
  * kinds.h --- the face of lib/kinds/: each kind's plan, check and apply
  * that the stages (lib/stages/kinds.c's table) call, and the record
  * scrubber.  Named for its folder, as every face is; the kinds table
- * itself, lib/stages/kinds.c, is another layer's file.
+ * itself, lib/stages/kinds.c, is another layer's file (check-layers
+ * gives a header its folder's layer, a .c file its row's, so the two
+ * names do not clash).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public

@@ -15,7 +15,7 @@
 
 /*
  * lib/write/: guard.c, the guards the kinds pass; wipe_io.c and
- * wipe_journal.c, the writers (what only lib/write/ uses: write.h)
+ * wipe_journal.c, the writers (what only lib/write/ uses: write_int.h)
  */
 errcode_t e2sr_wipe_check_free(struct e2sr_ctx *ctx, blk64_t blk,
 			       blk64_t count);
@@ -44,7 +44,7 @@ void e2sr_journal_action(const struct e2sr_jplan *jp, struct e2sr_action *a);
 errcode_t e2sr_wipe_unwritten_range(struct e2sr_ctx *ctx, blk64_t blk,
 				    blk64_t count);
 
-/* verify.c (what only lib/write/ uses: write.h) */
+/* verify.c (what only lib/write/ uses: write_int.h) */
 errcode_t e2sr_verify(struct e2sr_ctx *ctx);
 void e2sr_verify_read(struct e2sr_ctx *ctx, int k, blk64_t n);
 void e2sr_verify_bad(struct e2sr_ctx *ctx, int k, blk64_t blk);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "e2secrm.h"
+#include "overlay_io.h"
 #include "fuzz_img.h"
 #include "mem_io.h"
 
