@@ -94,7 +94,10 @@ for c in "$src"/lib/*/*.c "$src"/lib/*.c; do
 	d=$(basename "$(dirname "$c")")
 	[ "$f" = e2sr_err ] && continue
 	l=$(awk -v f="$f" '$1 == f { print $3 }' "$tmp/rank")
-	if [ -n "$l" ] && [ "$d" != "$l" ]; then
+	if [ -z "$l" ]; then
+		echo "lib/$d/$f.c has no layer in $table"
+		status=1
+	elif [ "$d" != "$l" ]; then
 		echo "lib/$d/$f.c: its layer is $l, its folder should be lib/$l"
 		status=1
 	fi
