@@ -98,15 +98,12 @@ errcode_t e2sr_intent_set(struct e2sr_ctx *ctx, const struct e2sr_life *lives,
 	ext2fs_free_mem(&ctx->prior);
 	ctx->prior_count = 0;
 	ctx->prior_unproven = 0;
-	if (count) {
-		e2sr_intent_mark(ctx, &now);
-		ctx->prior_unproven = !saved ||
-				      saved->mnt_count != now.mnt_count ||
-				      saved->mtime != now.mtime ||
-				      saved->lastcheck != now.lastcheck;
-	}
 	if (!count)
 		return 0;
+	e2sr_intent_mark(ctx, &now);
+	ctx->prior_unproven = !saved || saved->mnt_count != now.mnt_count ||
+			      saved->mtime != now.mtime ||
+			      saved->lastcheck != now.lastcheck;
 	err = ext2fs_get_array(count, sizeof(*lives), &ctx->prior);
 	if (err)
 		return err;

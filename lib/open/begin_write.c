@@ -22,6 +22,16 @@
 #include "open_int.h"
 
 /*
+ * A replay written through *@rw rewrote the superblock under it: the
+ * handle is opened again, to read what is on the device now.
+ */
+static errcode_t reopen_rw(struct e2sr_ctx *ctx, ext2_filsys *rw)
+{
+	ext2fs_free(*rw);
+	return e2sr_open_handle(ctx, OPEN_RW, e2sr_open_manager(ctx), rw);
+}
+
+/*
  * Write the replay decided at open, then leave the superblock as
  * e2fsck's recovery does: needs_recovery cleared, unclean if a copy
  * failed its checksum, errors if a commit failed or the journal recorded
@@ -48,9 +58,8 @@ static errcode_t write_replay(struct e2sr_ctx *ctx, ext2_filsys *rw)
 						  &ctx->replay.bytes);
 	if (err)
 		return err;
-	/* The replay may have rewritten the superblock: read it again. */
-	ext2fs_free(*rw);
-	err = e2sr_open_handle(ctx, OPEN_RW, e2sr_open_manager(ctx), rw);
+	/* The replay may have rewritten the superblock. */
+	err = reopen_rw(ctx, rw);
 	if (err)
 		return err;
 	/*
@@ -121,9 +130,7 @@ static errcode_t write_orphans(struct e2sr_ctx *ctx, ext2_filsys *rw)
 					  ctx->detail, sizeof(ctx->detail));
 	if (err)
 		return err;
-	/* The replay rewrote the superblock: read it again. */
-	ext2fs_free(*rw);
-	err = e2sr_open_handle(ctx, OPEN_RW, e2sr_open_manager(ctx), rw);
+	err = reopen_rw(ctx, rw);
 	if (err)
 		return err;
 	ext2fs_clear_feature_journal_needs_recovery((*rw)->super);
