@@ -118,6 +118,8 @@ static void print_map_status(const struct e2sr_file *f)
 	if (f->map_status & E2SR_MAP_JOURNAL)
 		printf(" map-from-journal(%u of %u copies)",
 		       f->versions_mapped, f->versions);
+	if (f->map_status & E2SR_MAP_KEPT)
+		printf(" map-from-last-run");
 	if (f->map_status & E2SR_MAP_REUSED)
 		printf(" map-partly-reused");
 	if (f->map_status & E2SR_MAP_DAMAGED)

@@ -5,7 +5,8 @@
  * Owns <dir>/<uuid>.since, a binary file: a header (magic, byte order,
  * version, the UUID), the filesystem as the run left it (struct
  * e2sr_sb_print), a record per group (struct e2sr_group_print), the
- * records that carry the flag and the directories with residue, then a
+ * records that carry the flag, the directories with residue and the
+ * maps of the live files among those records, then a
  * crc32c of everything before it.  The text state names that crc (its
  * "since" key), so that a state and a companion of two different runs are
  * never taken together.  The file is machine-local, in host byte order;
@@ -24,7 +25,7 @@
 
 #define SINCE_MAGIC	"E2SRINC1"
 #define SINCE_ORDER	0x01020304U
-#define SINCE_VERSION	1
+#define SINCE_VERSION	2	/* 1: no kept maps */
 #define SINCE_MAX	((size_t)1 << 30)
 
 struct since_head {
@@ -41,6 +42,8 @@ struct since_head {
 	__u64		groups;
 	__u64		secure;
 	__u64		dirs;
+	__u64		kept;
+	__u64		kept_ext;
 };
 
 static void since_path(char *path, size_t len, const char *dir,
@@ -53,7 +56,9 @@ static size_t since_size(const struct since_head *h)
 {
 	return sizeof(*h) + h->groups * sizeof(struct e2sr_group_print) +
 	       h->secure * sizeof(struct e2sr_secure) +
-	       h->dirs * sizeof(ext2_ino_t) + sizeof(__u32);
+	       h->dirs * sizeof(ext2_ino_t) +
+	       h->kept * sizeof(struct e2sr_kept) +
+	       h->kept_ext * sizeof(struct e2sr_extent) + sizeof(__u32);
 }
 
 /*
@@ -84,6 +89,8 @@ int since_write(const char *dir, const char *uuid,
 	h.groups = s->sb.groups;
 	h.secure = s->secure_count;
 	h.dirs = s->dir_count;
+	h.kept = s->kept_count;
+	h.kept_ext = s->kept_ext_count;
 	len = since_size(&h);
 	if (ext2fs_get_mem(len, &buf)) {
 		snprintf(st->why, sizeof(st->why), "out of memory");
@@ -100,6 +107,12 @@ int since_write(const char *dir, const char *uuid,
 	if (h.dirs)
 		memcpy(p, s->dirs, h.dirs * sizeof(*s->dirs));
 	p += h.dirs * sizeof(*s->dirs);
+	if (h.kept)
+		memcpy(p, s->kept, h.kept * sizeof(*s->kept));
+	p += h.kept * sizeof(*s->kept);
+	if (h.kept_ext)
+		memcpy(p, s->kept_ext, h.kept_ext * sizeof(*s->kept_ext));
+	p += h.kept_ext * sizeof(*s->kept_ext);
 	*crc = ext2fs_crc32c_le(~0U, buf, (size_t)(p - buf));
 	memcpy(p, crc, sizeof(*crc));
 	since_path(path, sizeof(path), dir, uuid);
@@ -125,7 +138,8 @@ static int since_parse(const unsigned char *buf, size_t len,
 	if (memcmp(h.magic, SINCE_MAGIC, sizeof(h.magic)) ||
 	    h.order != SINCE_ORDER || h.version != SINCE_VERSION ||
 	    h.groups > SINCE_MAX || h.secure > SINCE_MAX ||
-	    h.dirs > SINCE_MAX || h.groups != h.sb.groups ||
+	    h.dirs > SINCE_MAX || h.kept > SINCE_MAX ||
+	    h.kept_ext > SINCE_MAX || h.groups != h.sb.groups ||
 	    since_size(&h) != len) {
 		snprintf(st->why, sizeof(st->why),
 			 "its since file is not one e2secrm wrote");
@@ -154,7 +168,12 @@ static int since_parse(const unsigned char *buf, size_t len,
 	    (h.secure && ext2fs_get_array(h.secure, sizeof(*s->secure),
 					  &s->secure)) ||
 	    (h.dirs && ext2fs_get_array(h.dirs, sizeof(*s->dirs),
-					&s->dirs))) {
+					&s->dirs)) ||
+	    (h.kept && ext2fs_get_array(h.kept, sizeof(*s->kept),
+					&s->kept)) ||
+	    (h.kept_ext && ext2fs_get_array(h.kept_ext,
+					    sizeof(*s->kept_ext),
+					    &s->kept_ext))) {
 		snprintf(st->why, sizeof(st->why), "out of memory");
 		return -1;
 	}
@@ -165,6 +184,14 @@ static int since_parse(const unsigned char *buf, size_t len,
 	p += h.secure * sizeof(*s->secure);
 	if (h.dirs)
 		memcpy(s->dirs, p, h.dirs * sizeof(*s->dirs));
+	p += h.dirs * sizeof(*s->dirs);
+	if (h.kept)
+		memcpy(s->kept, p, h.kept * sizeof(*s->kept));
+	p += h.kept * sizeof(*s->kept);
+	if (h.kept_ext)
+		memcpy(s->kept_ext, p, h.kept_ext * sizeof(*s->kept_ext));
+	s->kept_count = h.kept;
+	s->kept_ext_count = h.kept_ext;
 	s->secure_count = h.secure;
 	s->dir_count = h.dirs;
 	return 0;

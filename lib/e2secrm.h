@@ -80,6 +80,8 @@ enum e2sr_extent_kind {
 #define E2SR_MAP_JOURNAL	0x0020	/* maps read from journal copies */
 #define E2SR_MAP_WIPED		0x0040	/* a tree block a run wiped, after */
 					/* what it mapped (blockmap.c) */
+#define E2SR_MAP_KEPT		0x0080	/* the map the last run kept of */
+					/* it, live then (since.c) */
 /* What of a deleted map may have pointed to blocks we cannot know. */
 #define E2SR_MAP_LOST		(E2SR_MAP_EMPTY | E2SR_MAP_DAMAGED | \
 				 E2SR_MAP_REUSED)
@@ -592,6 +594,19 @@ struct e2sr_secure {
 };
 
 /*
+ * The map of a live secure-delete file as a run saw it: @count extents
+ * from @first of e2sr_since_state.kept_ext.  A later run that finds the
+ * file deleted, its map zeroed by the kernel and the journal's copies of
+ * it wiped by that run, takes its blocks from here.
+ */
+struct e2sr_kept {
+	ext2_ino_t		ino;
+	__u32			generation;
+	__u32			first;
+	__u32			count;
+};
+
+/*
  * What a run keeps so that the next one can read only what changed
  * (since.c; the command's state files keep it): the filesystem as the
  * run left it, every record that carries the flag, and the directories
@@ -609,6 +624,10 @@ struct e2sr_since_state {
 	size_t			secure_count;
 	ext2_ino_t		*dirs;		/* residue dirs, sorted */
 	size_t			dir_count;
+	struct e2sr_kept	*kept;		/* live files' maps, by inode */
+	size_t			kept_count;
+	struct e2sr_extent	*kept_ext;
+	size_t			kept_ext_count;
 };
 
 /* Trust a test of the proof without making it: the test suite's hook. */

@@ -19,6 +19,7 @@
  * live pass leaves for the next run */
 errcode_t e2sr_since_decide(struct e2sr_ctx *ctx);
 errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx);
+errcode_t e2sr_since_kept_maps(struct e2sr_ctx *ctx);
 
 /* inventory_since.c: the live pass, whole or since the last run */
 errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx);
