@@ -57,7 +57,11 @@ const char *run_kind_reason(const struct e2sr_ctx *ctx, char *buf,
 
 	if (why >= E2SR_FULL_WHY_COUNT)
 		why = E2SR_FULL_NO_STATE;
-	snprintf(buf, len, why_text[why], s->why_arg);
+	if (why == E2SR_FULL_AGE && !s->why_arg)
+		snprintf(buf, len, "every run is a full one (--full-days or "
+			 "E2SECRM_FULL_DAYS is 0)");
+	else
+		snprintf(buf, len, why_text[why], s->why_arg);
 	if (why == E2SR_FULL_STATE_BAD && s->preset_why[0]) {
 		size_t n = 0;
 

@@ -76,6 +76,8 @@ e2secrm_boot()
 		# shellcheck source=/dev/null
 		. /etc/e2secrm.conf
 	fi
+	# e2secrm reads the age of a full scan from its environment.
+	[ -z "${E2SECRM_FULL_DAYS:-}" ] || export E2SECRM_FULL_DAYS
 	e2secrm_cmdline
 	[ "$e2secrm_ask" = no ] && return 0
 	# Only ext2/3/4: the flag cannot be read on anything else either.
