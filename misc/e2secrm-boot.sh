@@ -143,6 +143,9 @@ e2secrm_boot()
 	if [ -n "$uuid" ]; then
 		debugfs -R "dump /var/lib/e2secrm/$uuid.state $state/$uuid.state" \
 			"$dev" >/dev/null 2>&1
+		# Its companion: the maps of live +s files the last run kept.
+		debugfs -R "dump /var/lib/e2secrm/$uuid.since $state/$uuid.since" \
+			"$dev" >/dev/null 2>&1
 	fi
 	to=
 	if [ "${E2SECRM_BOOT_TIMEOUT:-0}" -gt 0 ] 2>/dev/null; then
