@@ -294,9 +294,9 @@ errcode_t e2sr_inventory_take(struct e2sr_ctx *ctx, ext2_ino_t ino,
  * depends on that flag.  A big-endian host gets the record swapped, so
  * there the library checks it.
  */
-static errcode_t next_inode(ext2_filsys fs, ext2_inode_scan scan,
-			    ext2_ino_t *ino, struct ext2_inode_large *inode,
-			    int isize)
+errcode_t e2sr_inventory_next(ext2_filsys fs, ext2_inode_scan scan,
+			      ext2_ino_t *ino, struct ext2_inode_large *inode,
+			      int isize)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	int had = fs->flags & EXT2_FLAG_IGNORE_CSUM_ERRORS;
@@ -398,7 +398,7 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
-		err = next_inode(fs, scan, &ino, inode, isize);
+		err = e2sr_inventory_next(fs, scan, &ino, inode, isize);
 		/*
 		 * A record whose checksum fails is still read: if it is a
 		 * free record with the flag, scrubbing it is what we want;

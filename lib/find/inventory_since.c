@@ -66,9 +66,7 @@ static errcode_t scan_groups(struct e2sr_ctx *ctx, dgrp_t first, dgrp_t last,
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
-		err = ext2fs_get_next_inode_full(scan, &ino,
-						 (struct ext2_inode *)inode,
-						 isize);
+		err = e2sr_inventory_next(fs, scan, &ino, inode, isize);
 		csum_bad = err == EXT2_ET_INODE_CSUM_INVALID;
 		if (csum_bad) {
 			err = 0;
