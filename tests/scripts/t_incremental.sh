@@ -213,6 +213,18 @@ compare() {
 			"run=$k reason=$(reason inc) line=$(kindline inc) rc=$(rcof inc)"
 		keep "$nm" "$T/inc.out" "$T/inc.err" "$T/inc.json" "$st"
 	fi
+	# What it read: the JSON's figures.
+	gr=$(jq -r '.groups_read' "$T/inc.json" 2>/dev/null)
+	ng=$(jq -r '.groups' "$T/inc.json" 2>/dev/null)
+	sin=$(jq -r '.since_tid' "$T/inc.json" 2>/dev/null)
+	if [ "$(kind inc)" = incremental ] && [ "$(jq -r 'has("full_reason")' "$T/inc.json")" = true ] &&
+	   [ -z "$(reason inc)" ] && [ "$sin" -gt 0 ] 2>/dev/null &&
+	   [ "$gr" -ge 1 ] 2>/dev/null && [ "$gr" -lt "$ng" ] 2>/dev/null; then
+		pass "$nm: the JSON says since_tid $sin, $gr of $ng groups read, full_reason null"
+	else
+		fail "$nm: the JSON says since_tid, groups_read < groups, full_reason null" \
+			"since_tid=$sin groups_read=$gr groups=$ng full_reason=$(jq -c .full_reason "$T/inc.json" 2>/dev/null)"
+	fi
 	if [ "$(kind full)" = full ] &&
 	   reason full | grep -q 'asked (--full)' &&
 	   kindline full | grep -q 'full scan: .*asked (--full)'; then
@@ -479,6 +491,13 @@ if base "$nm" "$FI" "$FS"; then
 		offline,groups
 fi
 
+nm="incremental fallback: debugfs rm, no mount since the last run"
+if base "$nm" "$FI" "$FS"; then
+	debugfs -w -R "rm /docs/s5" "$FI" >/dev/null 2>&1
+	fallback "$nm" "$FI" "$FS" 'written offline|changed outside the journal' \
+		offline,groups
+fi
+
 # d. e2fsck -fy released an orphan: a +s file open and deleted at a
 # crash (xfs_io shutdown, as t_orphan.sh), then e2fsck instead of the
 # kernel's recovery.
@@ -520,7 +539,7 @@ if base "$nm" "$FI" "$FS"; then
 	kdel docs/s2
 	truncate -s 96M "$FI"
 	resize2fs "$FI" >/dev/null 2>&1 || fail "$nm: resize2fs" "failed"
-	fallback "$nm" "$FI" "$FS" 'resized' ""
+	fallback "$nm" "$FI" "$FS" 'resized' super
 fi
 
 # f. Mounted without its journal (noload, clean journal), a +s file
@@ -578,11 +597,12 @@ if base "$nm" "$FI" "$FS"; then
 	# No check sees it: the default age lets the run be incremental,
 	# and it misses what --full finds.
 	dry fb "$FI" "$FS" ""
-	if [ "$(kind fb)" = incremental ] && ! same_plan fb full; then
-		pass "$nm: an incremental run misses it ($(nactions fb) vs $(nactions full) actions)"
+	if [ "$(kind fb)" = incremental ] && ! same_plan fb full &&
+	   [ "$(jq -r .groups_read "$T/fb.json")" = 0 ]; then
+		pass "$nm: an incremental run reads no group and misses it ($(nactions fb) vs $(nactions full) actions)"
 	else
 		fail "$nm: an incremental run misses it" \
-			"run=$(kind fb) reason=$(reason fb), $(nactions fb) vs $(nactions full) actions"
+			"run=$(kind fb) reason=$(reason fb), $(jq -r .groups_read "$T/fb.json") groups read, $(nactions fb) vs $(nactions full) actions"
 	fi
 	(E2SECRM_FULL_DAYS=0; export E2SECRM_FULL_DAYS; dry trust "$FI" "$FS" age)
 	if [ "$(kind trust)" = incremental ] && ! same_plan trust full; then
