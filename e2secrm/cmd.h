@@ -38,6 +38,8 @@ struct cmd_state {
 	int			written;
 	enum state_result	intent;		/* the intent file, read */
 	int			intent_written;
+	int			have_since;	/* the state names a .since */
+	__u32			since_crc;
 	char			why[160];	/* STATE_BAD, or a write */
 };
 
@@ -63,7 +65,15 @@ struct cmd_opts {
 	int			json_plan;	/* --json-plan */
 	const char		*metrics;	/* --metrics FILE */
 	struct cmd_state	*state;		/* what became of it */
+	int			full;		/* --full */
+	unsigned int		full_days;	/* --full-days, or default */
+	int			have_full_days;
+	unsigned int		trust;		/* E2SECRM_TEST_TRUST */
+	int			left;		/* the run's exit bit 4 */
 };
+
+#define FULL_DAYS_DEFAULT	30
+#define FULL_DAYS_MAX		36500
 
 extern const char *program_name;
 
@@ -138,7 +148,27 @@ void handover_save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 void state_read(const char *dir, const char *uuid,
 		struct e2sr_cover_prev *prev, struct cmd_state *st);
 int state_write(const char *dir, const char *uuid,
-		const struct e2sr_cover_prev *now, struct cmd_state *st);
+		const struct e2sr_cover_prev *now, const __u32 *since_crc,
+		struct cmd_state *st);
+enum state_result state_read_file(const char *dir, const char *path,
+				  size_t max, unsigned char **data,
+				  size_t *size, struct cmd_state *st);
+int state_replace(const char *dir, const char *path, const char *text,
+		  size_t len, struct cmd_state *st);
+
+/* run_kind.c */
+const char *run_kind_reason(const struct e2sr_ctx *ctx, char *buf,
+			    size_t len);
+void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o);
+void run_kind_json(FILE *f, const struct e2sr_ctx *ctx);
+void run_kind_record(FILE *f, const struct e2sr_ctx *ctx);
+
+/* state_since.c */
+int since_write(const char *dir, const char *uuid,
+		const struct e2sr_since_state *s, __u32 *crc,
+		struct cmd_state *st);
+int since_read(const char *dir, const char *uuid, __u32 crc,
+	       struct e2sr_since_state *s, struct cmd_state *st);
 void intent_read(const char *dir, const char *uuid, struct e2sr_life **lives,
 		 size_t *count, struct e2sr_fs_mark *mark, int *have_mark,
 		 struct cmd_state *st);

@@ -179,6 +179,7 @@ static int run(struct cmd_opts *o)
 	if (!o->preen) {
 		report_inventory(ctx, o);
 		report_coverage(ctx, o);
+		run_kind_report(ctx, o);
 	}
 	if (o->audit) {
 		status = audit(ctx, o);
@@ -225,6 +226,8 @@ static int run(struct cmd_opts *o)
 	if (!o->preen)
 		report_replayed(ctx, o);
 	if (e2sr_plan_empty(ctx)) {
+		/* The filesystem as this run leaves it, for the next. */
+		e2sr_since_capture_fs(ctx);
 		err = e2sr_close(ctx);
 		if (err) {
 			report_error(ctx, err, "while flushing", o->device);
@@ -252,6 +255,7 @@ static int run(struct cmd_opts *o)
 		e2sr_close(ctx);
 		goto fail;
 	}
+	e2sr_since_capture_fs(ctx);
 	err = e2sr_close(ctx);
 	if (err) {
 		report_error(ctx, err, "while flushing", o->device);
@@ -266,6 +270,7 @@ out:
 	else
 		report_retried(o);
 	if (!(status & (E2SR_EXIT_ERROR | E2SR_EXIT_CANCELLED))) {
+		o->left = !!(status & E2SR_EXIT_LEFT);
 		handover_save_state(ctx, o, 0);
 		handover_clear_intent(o);
 	}

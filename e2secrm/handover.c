@@ -110,6 +110,29 @@ void handover_clear_intent(const struct cmd_opts *o)
 }
 
 /*
+ * What the last run kept for an incremental run (its .since file).  A
+ * state without one was written by a run that could not keep it (or by
+ * an older version): the run is a full one, and says so.
+ */
+static void load_since(struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	struct cmd_state *st = o->state;
+
+	if (!st->have_since) {
+		ctx->since.have_prev = 1;	/* without groups: STATE_OLD */
+		return;
+	}
+	if (since_read(o->state_dir, st->uuid, st->since_crc,
+		       &ctx->since.prev, st)) {
+		snprintf(ctx->since.preset_why, sizeof(ctx->since.preset_why),
+			 "%s", st->why);
+		ctx->since.preset = E2SR_FULL_STATE_BAD;
+		return;
+	}
+	ctx->since.have_prev = 1;
+}
+
+/*
  * What the previous run saw, before anything is decided: -n reads it
  * too, so that it says what -y would.  A file that cannot be used is
  * reported and taken as no previous run, not a refusal.
@@ -121,6 +144,10 @@ void handover_load(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 
 	st->read = STATE_OFF;
 	st->intent = STATE_OFF;
+	ctx->since.force_full = o->full;
+	ctx->since.full_days = o->full_days;
+	ctx->since.trust = o->trust;
+	ctx->since.now = (__u64)time(NULL);
 	if (o->no_state)
 		return;
 	snprintf(st->uuid, sizeof(st->uuid), "%s",
@@ -144,10 +171,34 @@ void handover_load(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	if (st->read == STATE_READ) {
 		ctx->coverage.have_prev = 1;
 		ctx->coverage.prev = prev;
+		load_since(ctx, o);
 	} else if (st->read == STATE_BAD) {
 		com_err(program_name, 0, "%s: state file %s: %s; taken as no "
 			"previous run", o->device, st->path, st->why);
+		ctx->since.preset = E2SR_FULL_STATE_BAD;
 	}
+}
+
+/*
+ * What the next run rereads, and the filesystem as this one leaves it:
+ * 0 with *@crc set, or -1 (a warning; the next run is then a full one).
+ */
+static int save_since(struct e2sr_ctx *ctx, const struct cmd_opts *o,
+		      __u32 *crc)
+{
+	struct cmd_state *st = o->state;
+	struct e2sr_since *s = &ctx->since;
+
+	e2sr_since_capture_fs(ctx);
+	if (!s->have_fs || !s->have_files)
+		return -1;
+	s->next.left = !!o->left;
+	if (!since_write(o->state_dir, st->uuid, &s->next, crc, st))
+		return 0;
+	com_err(program_name, 0, "warning: %s: the since file of %s not "
+		"written (%s): the next run is a full one", o->device,
+		st->path, st->why);
+	return -1;
 }
 
 /*
@@ -177,6 +228,8 @@ void handover_save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	__u32 pending = e2sr_coverage_pending(ctx);
 	int open = !complete || ctx->plan.unrecoverable || pending;
 	struct e2sr_cover_prev now;
+	int have_crc = 0;
+	__u32 crc = 0;
 
 	if (st->read == STATE_OFF || o->dry_run)
 		return;
@@ -198,8 +251,12 @@ void handover_save_state(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	} else {
 		e2sr_coverage_next(ctx, &now);
 		now.run_time = (__u64)time(NULL);
+		/* At the end only: a cut run must not pass for done. */
+		if (!early)
+			have_crc = !save_since(ctx, o, &crc);
 	}
-	if (state_write(o->state_dir, st->uuid, &now, st))
+	if (state_write(o->state_dir, st->uuid, &now, have_crc ? &crc : NULL,
+			st))
 		com_err(program_name, 0, "warning: %s: state file %s not "
 			"written (%s): the next run cannot count on this one",
 			o->device, st->path, st->why);

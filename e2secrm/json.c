@@ -496,6 +496,8 @@ void json_write(struct e2sr_ctx *ctx, const struct cmd_opts *o, int status,
 	json_orphans(ctx);
 	fputs("  ", json_out);
 	json_coverage(json_out, ctx, o);
+	fputs(",\n  ", json_out);
+	run_kind_json(json_out, ctx);
 	fprintf(json_out, ",\n  \"secure_delete_inodes\": {\"total\": %zu, "
 		"\"in_use\": %zu, \"deleted\": %zu, \"journal_only\": %zu},\n",
 		inodes.total, inodes.live, inodes.deleted, inodes.historic);

@@ -68,6 +68,11 @@ static void usage_to(FILE *f, int status)
 		"\t--state-dir DIR\twhere what each run saw is kept "
 		"(default " E2SR_STATE_DIR ")\n"
 		"\t--no-state\tneither read nor write it\n"
+		"\t--full\t\tscan everything, even when the last run's "
+		"state\n\t\t\tproves what changed since\n"
+		"\t--full-days N\tscan everything when the last full scan "
+		"is N days old\n\t\t\t(default $E2SECRM_FULL_DAYS, or "
+		"30; 0: always)\n"
 		"\t--audit\t\tread the scope, count what is not wiped "
 		"(read-only)\n"
 		"\t-V\t\tprint version and exit\n"
@@ -108,6 +113,78 @@ static int parse_method(const char *arg, enum e2sr_method *method)
 		*method = E2SR_METHOD_SECDISCARD;
 	else
 		return -1;
+	return 0;
+}
+
+/* A number of days for --full-days or E2SECRM_FULL_DAYS: 0, or -1. */
+static int parse_days(const char *s, unsigned int *days)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v > FULL_DAYS_MAX)
+		return -1;
+	*days = (unsigned int)v;
+	return 0;
+}
+
+/* --full-days, else $E2SECRM_FULL_DAYS, else 30. */
+static void full_days_default(struct cmd_opts *o)
+{
+	const char *env = getenv("E2SECRM_FULL_DAYS");
+
+	if (o->have_full_days)
+		return;
+	o->full_days = FULL_DAYS_DEFAULT;
+	if (!env || !*env)
+		return;
+	if (parse_days(env, &o->full_days)) {
+		com_err(program_name, 0, "E2SECRM_FULL_DAYS must be a number "
+			"of days from 0 to %u: %s", FULL_DAYS_MAX, env);
+		usage();
+	}
+}
+
+/*
+ * E2SECRM_TEST_TRUST: the tests of the incremental proof a test run
+ * skips, to show that without one the plan would differ.  Never for
+ * use on a disk one cares about.
+ */
+static int trust_parse(const char *env, unsigned int *trust)
+{
+	static const struct {
+		const char	*name;
+		unsigned int	bit;
+	} names[] = {
+		{ "age", E2SR_TRUST_AGE },
+		{ "journal", E2SR_TRUST_JOURNAL },
+		{ "checked", E2SR_TRUST_CHECKED },
+		{ "offline", E2SR_TRUST_OFFLINE },
+		{ "orphans", E2SR_TRUST_ORPHANS },
+		{ "super", E2SR_TRUST_SUPER },
+		{ "groups", E2SR_TRUST_GROUPS },
+		{ "all", ~0U },
+	};
+	const char *p = env, *e;
+	size_t i, len;
+
+	*trust = 0;
+	while (p && *p) {
+		e = strchr(p, ',');
+		len = e ? (size_t)(e - p) : strlen(p);
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len &&
+			    !strncmp(p, names[i].name, len))
+				break;
+		if (i == sizeof(names) / sizeof(names[0]))
+			return -1;
+		*trust |= names[i].bit;
+		p = e ? e + 1 : NULL;
+	}
 	return 0;
 }
 
@@ -199,6 +276,8 @@ void options_parse(int argc, char **argv, struct cmd_opts *o)
 		{ "verify",	no_argument,		NULL, 'W' },
 		{ "state-dir",	required_argument,	NULL, 'P' },
 		{ "no-state",	no_argument,		NULL, 'X' },
+		{ "full",	no_argument,		NULL, 'G' },
+		{ "full-days",	required_argument,	NULL, 'N' },
 		{ "audit",	no_argument,		NULL, 'U' },
 		{ "help",	no_argument,		NULL, 'h' },
 		{ "version",	no_argument,		NULL, 'V' },
@@ -322,6 +401,19 @@ void options_parse(int argc, char **argv, struct cmd_opts *o)
 			o->audit = 1;
 			o->dry_run = 1;	/* an audit never writes */
 			break;
+		case 'G':
+			o->full = 1;
+			break;
+		case 'N':
+			if (parse_days(optarg, &o->full_days)) {
+				com_err(program_name, 0,
+					"--full-days needs a number of days "
+					"from 0 to %u: %s", FULL_DAYS_MAX,
+					optarg);
+				usage();
+			}
+			o->have_full_days = 1;
+			break;
 		case 'X':
 			given |= OPT_NO_STATE;
 			o->no_state = 1;
@@ -358,6 +450,13 @@ void options_parse(int argc, char **argv, struct cmd_opts *o)
 		usage();
 	}
 	o->device = argv[optind];
+	full_days_default(o);
+	if (trust_parse(getenv("E2SECRM_TEST_TRUST"), &o->trust)) {
+		com_err(program_name, 0, "E2SECRM_TEST_TRUST names a test "
+			"that does not exist: %s",
+			getenv("E2SECRM_TEST_TRUST"));
+		usage();
+	}
 	if (!o->state_dir) {
 		const char *env = getenv("E2SECRM_STATE_DIR");
 

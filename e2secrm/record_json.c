@@ -161,13 +161,16 @@ void record_json(FILE *f, const struct facts *x)
 			ctx->plan.answered ? "true" : "false", ctx->plan.left,
 			ctx->plan.name_dirs_damaged, e2sr_io_watch_retried());
 		json_coverage(f, ctx, x->o);
-		fputs(",\n  ", f);
+		fputs(",\n  \"scope_read\": {", f);
+		run_kind_json(f, ctx);
+		fputs("},\n  ", f);
 		json_verify(f, ctx);
 		fputs(",\n", f);
 	} else {
 		fprintf(f, "  \"secure_delete_inodes\": null,\n"
 			"  \"found\": null,\n  \"wiped\": null,\n"
 			"  \"not_done\": null,\n  \"coverage\": null,\n"
+			"  \"scope_read\": null,\n"
 			"  \"verify\": null,\n");
 	}
 	fprintf(f, "  \"verification_method\": ");

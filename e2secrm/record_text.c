@@ -228,6 +228,7 @@ void record_text(FILE *f, const struct facts *x)
 			"Journal coverage:",
 			ctx->coverage.how == E2SR_COVER_CREATION ?
 			"the journal's creation" : "the previous run");
+	run_kind_record(f, ctx);
 	fprintf(f, "  %-24s %zu\n", "Left for e2fsck:", ctx->plan.left);
 	fprintf(f, "  %-24s %zu\n", "Damaged directories:",
 		ctx->plan.name_dirs_damaged);

@@ -233,6 +233,7 @@ enum state_key {
 	SK_VERSION, SK_UUID, SK_TID, SK_TID_TIME, SK_SEQUENCE, SK_HEAD,
 	SK_RUN_TIME,
 	SK_UNANSWERED,	/* optional: 0 when not there */
+	SK_SINCE,	/* optional: the crc of the .since file */
 	SK_COUNT
 };
 
@@ -245,6 +246,7 @@ static const struct key state_keys[SK_COUNT] = {
 	{ "head",	1, 0, UINT32_MAX, 0 },
 	{ "run_time",	1, 0, UINT64_MAX, 0 },
 	{ "unanswered",	1, 0, UINT32_MAX, 0 },
+	{ "since",	1, 0, UINT32_MAX, 0 },
 };
 
 /* Every line known, every number in range, every key once. */
@@ -268,6 +270,8 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 	prev->head = (__u32)v[SK_HEAD][0];
 	prev->run_time = v[SK_RUN_TIME][0];
 	prev->unanswered = (__u32)v[SK_UNANSWERED][0];
+	st->have_since = !!(have & 1u << SK_SINCE);
+	st->since_crc = (__u32)v[SK_SINCE][0];
 	return 0;
 }
 
@@ -276,9 +280,9 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
  * frees it with ext2fs_free_mem()).  STATE_READ, STATE_NONE when neither it nor the directory
  * is there, STATE_BAD (st->why says why).
  */
-static enum state_result read_text(const char *dir, const char *path,
-				   size_t max, char **text,
-				   struct cmd_state *st)
+enum state_result state_read_file(const char *dir, const char *path,
+				  size_t max, unsigned char **data,
+				  size_t *size, struct cmd_state *st)
 {
 	enum state_result r = STATE_BAD;
 	struct stat sb;
@@ -287,7 +291,8 @@ static enum state_result read_text(const char *dir, const char *path,
 	size_t len = 0;
 	int dfd, fd = -1;
 
-	*text = NULL;
+	*data = NULL;
+	*size = 0;
 	dfd = open_dir(dir, 0, st);
 	if (dfd < 0)
 		return errno == ENOENT ? STATE_NONE : STATE_BAD;
@@ -326,17 +331,36 @@ static enum state_result read_text(const char *dir, const char *path,
 		len += (size_t)n;
 	}
 	buf[len] = 0;
-	if (strlen(buf) != len) {
-		why(st, "%s", "it is not text");
-		goto out;
-	}
-	*text = buf;
+	*data = (unsigned char *)buf;
+	*size = len;
 	buf = NULL;
 	r = STATE_READ;
 out:
 	ext2fs_free_mem(&buf);
 	close(fd);
 	return r;
+}
+
+/* The same, of a text file: no NUL in it. */
+static enum state_result read_text(const char *dir, const char *path,
+				   size_t max, char **text,
+				   struct cmd_state *st)
+{
+	unsigned char *data;
+	size_t len;
+	enum state_result r;
+
+	*text = NULL;
+	r = state_read_file(dir, path, max, &data, &len, st);
+	if (r != STATE_READ)
+		return r;
+	if (strlen((char *)data) != len) {
+		why(st, "%s", "it is not text");
+		ext2fs_free_mem(&data);
+		return STATE_BAD;
+	}
+	*text = (char *)data;
+	return STATE_READ;
 }
 
 /*
@@ -386,8 +410,8 @@ static int write_all(int fd, const char *p, size_t len)
  * Replace file @path in @dir by @len bytes of @text: 0, or -1 with
  * st->why filled.  The old file stays whole until the rename.
  */
-static int replace_text(const char *dir, const char *path, const char *text,
-			size_t len, struct cmd_state *st)
+int state_replace(const char *dir, const char *path, const char *text,
+		  size_t len, struct cmd_state *st)
 {
 	const char *name = strrchr(path, '/') + 1;
 	char tmp[80];
@@ -442,10 +466,11 @@ fail:
  * st->why filled.
  */
 int state_write(const char *dir, const char *uuid,
-		const struct e2sr_cover_prev *now, struct cmd_state *st)
+		const struct e2sr_cover_prev *now, const __u32 *since_crc,
+		struct cmd_state *st)
 {
 	char text[512];
-	int len;
+	int len, more;
 
 	st->why[0] = 0;
 	set_path(st, dir, uuid);
@@ -462,11 +487,16 @@ int state_write(const char *dir, const char *uuid,
 		       STATE_VERSION, uuid, now->tid,
 		       (uint64_t)now->tid_time, now->sequence, now->head,
 		       (uint64_t)now->run_time, now->unanswered);
+	if (len >= 0 && (size_t)len < sizeof(text) && since_crc) {
+		more = snprintf(text + len, sizeof(text) - (size_t)len,
+				"since=%u\n", *since_crc);
+		len = more < 0 ? more : len + more;
+	}
 	if (len < 0 || (size_t)len >= sizeof(text)) {
 		why(st, "%s", "state too long");
 		return -1;
 	}
-	if (replace_text(dir, st->path, text, (size_t)len, st))
+	if (state_replace(dir, st->path, text, (size_t)len, st))
 		return -1;
 	st->written = 1;
 	return 0;
@@ -616,7 +646,7 @@ int intent_write(const char *dir, const char *uuid,
 		p += sprintf(p, "life=%u %u %u\n", (unsigned)lives[i].ino,
 			     (unsigned)lives[i].generation,
 			     (unsigned)lives[i].lost);
-	r = replace_text(dir, st->intent_path, text, (size_t)(p - text), st);
+	r = state_replace(dir, st->intent_path, text, (size_t)(p - text), st);
 	ext2fs_free_mem(&text);
 	if (!r)
 		st->intent_written = 1;

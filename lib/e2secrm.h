@@ -532,6 +532,124 @@ struct e2sr_cover_prev {
 	__u32			unanswered;	/* losses it could not answer */
 };
 
+/*
+ * Why a run scans everything (since.c): the first test of the proof that
+ * failed.  E2SR_SINCE_INCREMENTAL: none did, the run reads what changed.
+ * The command holds the words for each (report.c).
+ */
+enum e2sr_since_why {
+	E2SR_SINCE_INCREMENTAL = 0,
+	E2SR_FULL_ASKED,	/* --full */
+	E2SR_FULL_NO_STATE,	/* no state file, or no state read */
+	E2SR_FULL_STATE_BAD,	/* the state or its group file is damaged */
+	E2SR_FULL_STATE_OLD,	/* written without what a proof needs */
+	E2SR_FULL_NOT_CLEAN,	/* the last run left something */
+	E2SR_FULL_INTENT,	/* a cut run's lives are pending */
+	E2SR_FULL_AGE,		/* the last full scan is too old */
+	E2SR_FULL_MODE,		/* the options read everything anyway */
+	E2SR_FULL_NO_JOURNAL,	/* nothing proves what changed */
+	E2SR_FULL_FEATURE,	/* ea_inode: EA inodes are read in full */
+	E2SR_FULL_RESIZED,	/* blocks, inodes or groups changed */
+	E2SR_FULL_SUPER,	/* the superblock changed outside the log */
+	E2SR_FULL_CHECKED,	/* e2fsck checked it since */
+	E2SR_FULL_COPY,		/* counters behind the last run's */
+	E2SR_FULL_OFFLINE,	/* written offline since */
+	E2SR_FULL_JOURNAL,	/* another journal than the last run's */
+	E2SR_FULL_WRAPPED,	/* the log no longer reaches the last run */
+	E2SR_FULL_ORPHANS,	/* orphans released outside the log */
+	E2SR_FULL_GROUP,	/* group @why_arg changed outside the log */
+	E2SR_FULL_WHY_COUNT
+};
+
+/* A group as a run left it: crc32c of its descriptor and bitmaps. */
+struct e2sr_group_print {
+	__u32			desc;
+	__u32			bbitmap;
+	__u32			ibitmap;
+	__u32			flags;		/* bg_flags */
+};
+
+/* The superblock as a run left it: what the next one compares. */
+struct e2sr_sb_print {
+	__u64			blocks;
+	__u64			kbytes_written;
+	__u64			mtime;
+	__u64			wtime;
+	__u64			lastcheck;
+	__u32			inodes;
+	__u32			groups;
+	__u32			mnt_count;
+	__u32			last_orphan;
+	__u32			fixed;		/* crc32c, the kernel's fields */
+						/* cleared */
+	__u32			journal;	/* crc32c of the log's identity */
+};
+
+/* A secure-delete record of the inventory, and a directory naming it. */
+struct e2sr_secure {
+	ext2_ino_t		ino;
+	ext2_ino_t		parent;
+};
+
+/*
+ * What a run keeps so that the next one can read only what changed
+ * (since.c; the command's state files keep it): the filesystem as the
+ * run left it, every record that carries the flag, and the directories
+ * whose blocks hold bytes past their entries.
+ */
+struct e2sr_since_state {
+	__u64			full_time;	/* the last full scan ended */
+	__u32			full_tid;	/* the newest tid it saw */
+	__u32			questions;	/* records it questioned */
+	__u32			linked_free;	/* a linked record marked free */
+	__u32			left;		/* it left something (exit 4) */
+	struct e2sr_sb_print	sb;
+	struct e2sr_group_print	*groups;	/* sb.groups of them */
+	struct e2sr_secure	*secure;	/* by inode */
+	size_t			secure_count;
+	ext2_ino_t		*dirs;		/* residue dirs, sorted */
+	size_t			dir_count;
+};
+
+/* Trust a test of the proof without making it: the test suite's hook. */
+#define E2SR_TRUST_AGE		0x0001
+#define E2SR_TRUST_JOURNAL	0x0002
+#define E2SR_TRUST_CHECKED	0x0004
+#define E2SR_TRUST_OFFLINE	0x0008
+#define E2SR_TRUST_ORPHANS	0x0010
+#define E2SR_TRUST_SUPER	0x0020
+#define E2SR_TRUST_GROUPS	0x0040
+
+/*
+ * Full or incremental (since.c).  The command sets the inputs (what the
+ * last run kept, --full, the age) before the scan; the decision, the
+ * groups to read and what the next run needs are since.c's.
+ */
+struct e2sr_since {
+	/* inputs */
+	int			have_prev;
+	struct e2sr_since_state	prev;
+	int			force_full;
+	unsigned int		full_days;	/* 0: every run is full */
+	__u64			now;
+	unsigned int		trust;		/* E2SR_TRUST_* */
+	enum e2sr_since_why	preset;		/* the command's reason */
+	char			preset_why[160]; /* and what it saw */
+	/* the decision */
+	int			decided;
+	int			incremental;
+	enum e2sr_since_why	why;
+	__u32			why_arg;
+	unsigned char		*dirty;		/* per group: read it */
+	__u32			groups_read;
+	__u32			groups_changed;	/* explained by the log */
+	__u32			log_blocks;	/* logged since the last run */
+	/* for the next run */
+	struct e2sr_since_state	next;
+	int			have_files;	/* next's records and dirs */
+	int			have_fs;	/* next's sb and groups */
+};
+
 /* Why the journal's history is complete, or is not (coverage.c). */
 enum e2sr_cover_how {
 	E2SR_COVER_NONE = 0,	/* no journal: coverage does not apply */
@@ -765,6 +883,8 @@ struct e2sr_ctx {
 	struct e2sr_name_cache	names;		/* plan_journal_names.c's */
 	/* How far back the journal's history reaches (coverage.c). */
 	struct e2sr_coverage	coverage;
+	/* Whether this run reads everything or what changed (since.c). */
+	struct e2sr_since	since;
 	io_manager		io_manager;	/* opts' base, watched */
 	/* The lives a cut run saved, sorted (intent.c). */
 	struct e2sr_life	*prior;
@@ -806,6 +926,11 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
 void e2sr_plan_free(struct e2sr_plan *plan);
 __u32 e2sr_coverage_pending(const struct e2sr_ctx *ctx);
 int e2sr_plan_empty(const struct e2sr_ctx *ctx);
+
+/* since.c: full or incremental, and what the next run needs */
+void e2sr_since_capture_fs(struct e2sr_ctx *ctx);
+void e2sr_since_state_free(struct e2sr_since_state *st);
+void e2sr_since_free(struct e2sr_since *s);
 
 /* coverage.c */
 void e2sr_coverage_next(const struct e2sr_ctx *ctx,

@@ -38,6 +38,7 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	e2sr_plan_free(&ctx->plan);
 	e2sr_inventory_free(&ctx->inv);
 	e2sr_livemap_free(&ctx->live);
+	e2sr_since_free(&ctx->since);
 	if (ctx->journal_blocks)
 		ext2fs_free_block_bitmap(ctx->journal_blocks);
 	if (ctx->metadata_blocks)

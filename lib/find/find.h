@@ -15,6 +15,14 @@
 
 #include "util.h"
 
+/* since.c: full or incremental (scan.c's first pass), and what the
+ * live pass leaves for the next run */
+errcode_t e2sr_since_decide(struct e2sr_ctx *ctx);
+errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx);
+
+/* inventory_since.c: the live pass, whole or since the last run */
+errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx);
+
 /* inventory.c */
 errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx);
 void e2sr_inventory_free(struct e2sr_inventory *inv);

@@ -164,6 +164,20 @@ errcode_t e2sr_inventory_set(const struct e2sr_ctx *ctx, int traced_only,
 	return 0;
 }
 
+/* A record past its group's bg_itable_unused mark (below). */
+errcode_t e2sr_inventory_tail_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
+				     struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = ctx->fs;
+
+	if (!inode_is_candidate(fs, ino, (struct ext2_inode *)inode))
+		return 0;
+	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	    !e2sr_inode_csum_ok(fs, ino, inode))
+		return 0;
+	return record_file(ctx, ino, inode);
+}
+
 /*
  * libext2fs' scan stops at each group's bg_itable_unused mark, and
  * e2fsck lowers that mark to the last inode in use: records of files
@@ -173,9 +187,9 @@ errcode_t e2sr_inventory_set(const struct e2sr_ctx *ctx, int traced_only,
  * metadata_csum only records whose checksum verifies are taken, and in
  * any case a map read from the tail wipes only blocks that are free.
  */
-static errcode_t scan_group_tail(struct e2sr_ctx *ctx, dgrp_t group,
-				 unsigned char *buf, blk64_t buf_blocks,
-				 struct ext2_inode_large *inode)
+errcode_t e2sr_inventory_tail(struct e2sr_ctx *ctx, dgrp_t group,
+			      unsigned char *buf, blk64_t buf_blocks,
+			      struct ext2_inode_large *inode)
 {
 	ext2_filsys fs = ctx->fs;
 	int isize = EXT2_INODE_SIZE(fs->super);
@@ -208,16 +222,8 @@ static errcode_t scan_group_tail(struct e2sr_ctx *ctx, dgrp_t group,
 				memcpy(inode, buf + (b * per_block + i) * isize,
 				       isize);
 				ctx->inv.inodes_scanned++;
-				if (!inode_is_candidate(fs,
-						group * ipg + idx + 1,
-						(struct ext2_inode *)inode))
-					continue;
-				if (ext2fs_has_feature_metadata_csum(fs->super)
-				    && !e2sr_inode_csum_ok(fs,
-						group * ipg + idx + 1, inode))
-					continue;
-				err = record_file(ctx, group * ipg + idx + 1,
-						  inode);
+				err = e2sr_inventory_tail_record(ctx,
+						group * ipg + idx + 1, inode);
 				if (err)
 					return err;
 			}
@@ -246,13 +252,38 @@ static errcode_t scan_tails(struct e2sr_ctx *ctx,
 			break;
 		}
 		/* No progress here: the scan above already counted these. */
-		err = scan_group_tail(ctx, group, buf, SCAN_BUFFER_BLOCKS,
-				      inode);
+		err = e2sr_inventory_tail(ctx, group, buf, SCAN_BUFFER_BLOCKS,
+					  inode);
 		if (err)
 			break;
 	}
 	ext2fs_free_mem(&buf);
 	return err;
+}
+
+/*
+ * One record of the scan, in use or not: questioned, its directory noted,
+ * its maps given to the live set, and kept if it carries the flag.
+ */
+errcode_t e2sr_inventory_take(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			      struct ext2_inode_large *inode, int csum_bad)
+{
+	ext2_filsys fs = ctx->fs;
+	errcode_t err;
+
+	/* Before the live map sees it: it asks (unwritten extents). */
+	err = e2sr_question_note(ctx, ino,
+				 e2sr_record_contradicts(fs, ino, inode,
+						EXT2_INODE_SIZE(fs->super)));
+	if (!err)
+		err = note_dir(ctx, ino, (struct ext2_inode *)inode);
+	if (!err)
+		err = e2sr_livemap_note(ctx, ino, inode, csum_bad);
+	if (err)
+		return err;
+	if (!inode_is_candidate(fs, ino, (struct ext2_inode *)inode))
+		return 0;
+	return record_file(ctx, ino, inode);
 }
 
 /*
@@ -397,19 +428,7 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 		if (!(ino & 4095))
 			e2sr_progress(ctx, E2SR_STAGE_SCAN, ino,
 				      fs->super->s_inodes_count);
-		/* Before the live map sees it: it asks (unwritten extents). */
-		err = e2sr_question_note(ctx, ino,
-					 e2sr_record_contradicts(fs, ino, inode,
-								 isize));
-		if (!err)
-			err = note_dir(ctx, ino, (struct ext2_inode *)inode);
-		if (!err)
-			err = e2sr_livemap_note(ctx, ino, inode, csum_bad);
-		if (err)
-			break;
-		if (!inode_is_candidate(fs, ino, (struct ext2_inode *)inode))
-			continue;
-		err = record_file(ctx, ino, inode);
+		err = e2sr_inventory_take(ctx, ino, inode, csum_bad);
 		if (err)
 			break;
 	}

@@ -328,3 +328,29 @@ blk64_t e2sr_free_count(const struct e2sr_ctx *ctx)
 	}
 	return n;
 }
+
+/*
+ * An incremental run (inventory_since.c) read only the records that
+ * changed since the last run, and those it kept.  The maps of the others
+ * are as that run proved them against the bitmaps, and a block leaves a
+ * map, or an inode a directory, only in a handle that logs the owner:
+ * what they claim is in use now.  So the blocks and inodes in use count
+ * as claimed and named; of what is free, only the maps read count, as
+ * in a full run.
+ */
+void e2sr_livemap_take_bitmaps(struct e2sr_ctx *ctx)
+{
+	ext2_filsys fs = ctx->fs;
+	blk64_t start = fs->super->s_first_data_block, end;
+	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
+	ext2_ino_t ino, count = fs->super->s_inodes_count;
+
+	while (e2sr_next_run(fs->block_map, 1, &start, last, &end)) {
+		ext2fs_mark_block_bitmap_range2(ctx->live.blocks, start,
+						end - start);
+		start = end;
+	}
+	for (ino = 1; ino <= count; ino++)
+		if (ext2fs_fast_test_inode_bitmap2(fs->inode_map, ino))
+			ext2fs_fast_mark_inode_bitmap2(ctx->live.named, ino);
+}

@@ -25,7 +25,9 @@ struct scan_pass {
 };
 
 static const struct scan_pass scan_passes[] = {
-	{ "live inodes", e2sr_inventory_live },
+	{ "what changed since the last run", e2sr_since_decide },
+	{ "live inodes", e2sr_inventory_pass },
+	{ "what the next run rereads", e2sr_since_note_files },
 	{ "lives a cut run saved", e2sr_intent_seed },
 	{ "journal history", e2sr_discover_journal },
 	{ "what the saved lives' proof says", e2sr_intent_settle },

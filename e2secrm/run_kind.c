@@ -1,0 +1,164 @@
+/*
+ * run_kind.c --- whether the run scanned everything or what changed since
+ * the last run, in words: the report's line, the JSON's fields, the
+ * record's row.
+ *
+ * Owns the words for each reason a run is a full one (enum
+ * e2sr_since_why, decided by lib/find/since.c), as a table.  What the
+ * reasons mean is doc/incremental.md's; when they hold is since.c's.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "e2secrm.h"
+#include "cmd.h"
+
+/* The reasons, in the order of enum e2sr_since_why; %u: why_arg. */
+static const char *const why_text[E2SR_FULL_WHY_COUNT] = {
+	[E2SR_SINCE_INCREMENTAL] = "",
+	[E2SR_FULL_ASKED] = "asked (--full)",
+	[E2SR_FULL_NO_STATE] = "no state from an earlier run",
+	[E2SR_FULL_STATE_BAD] = "the state file is damaged or of another "
+				"filesystem",
+	[E2SR_FULL_STATE_OLD] = "the last run kept no record of the groups "
+				"(a run cut, or an older version)",
+	[E2SR_FULL_NOT_CLEAN] = "the last run left something behind",
+	[E2SR_FULL_INTENT] = "a cut run's lives are pending",
+	[E2SR_FULL_AGE] = "the last full scan is older than %u days",
+	[E2SR_FULL_MODE] = "the options read the whole filesystem anyway",
+	[E2SR_FULL_NO_JOURNAL] = "no journal proves what changed",
+	[E2SR_FULL_FEATURE] = "ea_inode: EA inodes are read in full",
+	[E2SR_FULL_RESIZED] = "the filesystem was resized",
+	[E2SR_FULL_SUPER] = "the superblock changed outside the journal "
+			    "(tune2fs?)",
+	[E2SR_FULL_CHECKED] = "e2fsck checked the filesystem since the last "
+			      "run",
+	[E2SR_FULL_COPY] = "the filesystem's counters are behind the last "
+			   "run's (another copy?)",
+	[E2SR_FULL_OFFLINE] = "the filesystem was written offline since the "
+			      "last run",
+	[E2SR_FULL_JOURNAL] = "the journal is not the last run's",
+	[E2SR_FULL_WRAPPED] = "the journal wrapped since the last run",
+	[E2SR_FULL_ORPHANS] = "orphans were released outside the journal",
+	[E2SR_FULL_GROUP] = "group %u changed outside the journal",
+};
+
+/* Why the run is a full one, in @buf. */
+const char *run_kind_reason(const struct e2sr_ctx *ctx, char *buf,
+			    size_t len)
+{
+	const struct e2sr_since *s = &ctx->since;
+	unsigned int why = s->why;
+
+	if (why >= E2SR_FULL_WHY_COUNT)
+		why = E2SR_FULL_NO_STATE;
+	snprintf(buf, len, why_text[why], s->why_arg);
+	if (why == E2SR_FULL_STATE_BAD && s->preset_why[0]) {
+		size_t n = 0;
+
+		while (buf[n])
+			n++;
+		snprintf(buf + n, len - n, " (%s)", s->preset_why);
+	}
+	return buf;
+}
+
+static const char *local_time(__u64 t, char *buf, size_t len)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!t || !localtime_r(&tt, &tm) ||
+	    !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, len, "an unknown time");
+	return buf;
+}
+
+/*
+ * One line: an incremental run always says so (what it did not read is
+ * part of what it reports); -v says why a run is a full one.
+ */
+void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
+{
+	const struct e2sr_since *s = &ctx->since;
+	char why[256], t1[32], t2[32];
+
+	if (!s->decided)
+		return;
+	if (s->incremental) {
+		printf("%s: incremental run since transaction %u (%s), "
+		       "last full scan %s: %u of %u groups read, %u changed, "
+		       "%u blocks logged since\n", o->device,
+		       ctx->coverage.prev.tid,
+		       local_time(ctx->coverage.prev.run_time, t1,
+				  sizeof(t1)),
+		       local_time(s->prev.full_time, t2, sizeof(t2)),
+		       s->groups_read, ctx->fs ? ctx->fs->group_desc_count :
+		       s->groups_read, s->groups_changed, s->log_blocks);
+		return;
+	}
+	if (o->verbose)
+		printf("%s: full scan: %s\n", o->device,
+		       run_kind_reason(ctx, why, sizeof(why)));
+}
+
+/* The JSON fields, after a comma: "run", "full_reason", "since_tid"... */
+void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_since *s = &ctx->since;
+	char why[256];
+
+	if (!s->decided) {
+		fputs("\"run\": null, \"full_reason\": null, "
+		      "\"since_tid\": null, \"since_time\": null, "
+		      "\"full_time\": null, \"groups_read\": null, "
+		      "\"groups_changed\": null, \"log_blocks_since\": null",
+		      f);
+		return;
+	}
+	fprintf(f, "\"run\": \"%s\", \"full_reason\": ",
+		s->incremental ? "incremental" : "full");
+	if (s->incremental)
+		fputs("null", f);
+	else
+		json_string(f, run_kind_reason(ctx, why, sizeof(why)));
+	if (s->incremental)
+		fprintf(f, ", \"since_tid\": %u, \"since_time\": %" PRIu64
+			", \"full_time\": %" PRIu64 ", \"groups_read\": %u"
+			", \"groups_changed\": %u, \"log_blocks_since\": %u",
+			ctx->coverage.prev.tid,
+			(uint64_t)ctx->coverage.prev.run_time,
+			(uint64_t)s->prev.full_time, s->groups_read,
+			s->groups_changed, s->log_blocks);
+	else
+		fprintf(f, ", \"since_tid\": null, \"since_time\": null, "
+			"\"full_time\": null, \"groups_read\": %u, "
+			"\"groups_changed\": null, \"log_blocks_since\": null",
+			s->groups_read);
+}
+
+/* The record's row: what was read, and since when. */
+void run_kind_record(FILE *f, const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_since *s = &ctx->since;
+	char why[256], t1[32], t2[32];
+
+	if (!s->decided)
+		return;
+	if (s->incremental)
+		fprintf(f, "  %-24s incremental: what changed since the run "
+			"of %s (transaction %u); last full scan %s\n",
+			"Scope read:",
+			local_time(ctx->coverage.prev.run_time, t1,
+				   sizeof(t1)),
+			ctx->coverage.prev.tid,
+			local_time(s->prev.full_time, t2, sizeof(t2)));
+	else
+		fprintf(f, "  %-24s full scan (%s)\n", "Scope read:",
+			run_kind_reason(ctx, why, sizeof(why)));
+}
