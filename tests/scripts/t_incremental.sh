@@ -1,0 +1,695 @@
+# t_incremental.sh --- incremental runs (issue 37, doc/incremental.md),
+# through the real kernel on loop mounts.
+#
+# Equality: a clean run (-y, with a state directory), then churn through
+# the kernel (creates, some +s and some inheriting +s from a +s
+# directory, appends, deletes, an editor's save over a +s file, hard
+# links, rm -rf of a subtree); then on the image an incremental -n and on
+# a copy a --full -n: the first says "incremental", the second "full",
+# and their plans are equal (the --json-plan "actions" and the action
+# lines of -v); then -y on each, and the two images are the same but the
+# superblock's volatile fields.  On ext4, ext4 with fast_commit, ext3,
+# and an aged variant (rounds of churn and -y, the check after the last).
+#
+# Fallbacks: after a clean run, an event the journal does not explain;
+# the run is a full one, says why (-v line and "full_reason"), and plans
+# what --full plans.  Where a check can be skipped
+# (E2SECRM_TEST_TRUST=NAME), the run without it is first shown to be
+# incremental with a plan that differs from --full's: the check matters.
+#
+# E2SECRM_KEEP_FAILED=DIR keeps the outputs and images of a failed
+# check in DIR.
+. "$(dirname "$0")/../lib.sh"
+
+unset E2SECRM_FULL_DAYS E2SECRM_TEST_TRUST
+M=$T/mnt
+tag=INC$$
+
+why=$(can_loop_mount)
+if [ $? != 0 ]; then
+	skip "incremental: kernel scenarios" "loop mount unavailable: $why"
+	skip "incremental: fallbacks" "loop mount unavailable: $why"
+	exit 0
+fi
+
+# keep NAME FILES...: on failure, keep what tells why.
+keep() {
+	[ -n "${E2SECRM_KEEP_FAILED:-}" ] || return 0
+	d=$E2SECRM_KEEP_FAILED/$(echo "$1" | tr -c 'A-Za-z0-9_.-' _)
+	shift
+	mkdir -p "$d" && cp -a "$@" "$d/" 2>/dev/null
+	echo "    kept in $d"
+}
+
+# --- runs -------------------------------------------------------------
+
+# dry NAME IMG STATEDIR TRUST [ARGS...]: -n -v --json-plan; the text in
+# $T/NAME.out, the JSON in $T/NAME.json, the status in $T/NAME.rc.
+dry() {
+	d_n=$1 d_img=$2 d_st=$3 d_trust=$4
+	shift 4
+	env ${d_trust:+E2SECRM_TEST_TRUST=$d_trust} "$E2SECRM" -n -v \
+		--json "$T/$d_n.json" --json-plan --state-dir "$d_st" "$@" \
+		"$d_img" >"$T/$d_n.out" 2>"$T/$d_n.err"
+	echo $? >"$T/$d_n.rc"
+}
+
+# wet NAME IMG STATEDIR [ARGS...]: -y, as dry.
+wet() {
+	w_n=$1 w_img=$2 w_st=$3
+	shift 3
+	"$E2SECRM" -y -v --json "$T/$w_n.json" --json-plan \
+		--state-dir "$w_st" "$@" "$w_img" >"$T/$w_n.out" \
+		2>"$T/$w_n.err"
+	echo $? >"$T/$w_n.rc"
+}
+
+rcof() { cat "$T/$1.rc"; }
+kind() { jq -r '.run // "(no run key)"' "$T/$1.json" 2>/dev/null || echo "(no json)"; }
+reason() { jq -r '.full_reason // ""' "$T/$1.json" 2>/dev/null; }
+# The -v line that says which kind of run it was.
+kindline() { grep -E ': (incremental run since transaction|full scan:)' "$T/$1.out" | head -1; }
+
+# plan NAME: the plan of run NAME, as two files: NAME.pj (--json-plan's
+# "actions", sorted keys) and NAME.pt (the -v lines under "would wipe:"
+# or "wiped:" and "actions, in the order they are written:").  The
+# inventory listing and the scan's summary lines are not the plan.
+plan() {
+	jq -S '.actions' "$T/$1.json" >"$T/$1.pj" 2>/dev/null ||
+		echo "no actions in the JSON" >"$T/$1.pj"
+	awk '
+		/: (would wipe|wiped|actions, in the order they are written):$/ {
+			sub(/^[^:]*: /, ""); print; on = 1; next }
+		on && /^ / { print; next }
+		{ on = 0 }' "$T/$1.out" >"$T/$1.pt"
+}
+
+# nactions NAME: how many actions run NAME planned.
+nactions() { jq '.actions | length' "$T/$1.json" 2>/dev/null || echo 0; }
+
+# same_plan A B: equal plans; else $pdiff says where they differ.
+same_plan() {
+	plan "$1"
+	plan "$2"
+	pdiff=
+	if ! cmp -s "$T/$1.pj" "$T/$2.pj"; then
+		pdiff="json: $(diff "$T/$1.pj" "$T/$2.pj" | grep '^[<>]' |
+			head -8 | tr -s ' \n' ' ')"
+	fi
+	if ! cmp -s "$T/$1.pt" "$T/$2.pt"; then
+		pdiff="$pdiff; -v: $(diff "$T/$1.pt" "$T/$2.pt" |
+			grep '^[<>]' | head -8 | tr -s ' \n' ' ')"
+	fi
+	[ -z "$pdiff" ]
+}
+
+# --- workloads through the kernel -------------------------------------
+
+# populate: a tree with +s files, a +s directory whose new files inherit
+# the flag, plain files, a subtree.
+populate() {
+	mkdir -p "$M/docs" "$M/sdir" "$M/plain" "$M/tree/a/b" "$M/tree/c"
+	chattr +s "$M/sdir"
+	for i in 1 2 3 4 5 6; do
+		canary "$M/docs/s$i" "$tag-DOC$i" 9000
+		chattr +s "$M/docs/s$i"
+		canary "$M/plain/p$i" "$tag-PLAIN$i" 5000
+	done
+	for i in 1 2 3 4; do
+		canary "$M/sdir/i$i" "$tag-INHERIT$i" 7000
+	done
+	for i in 1 2 3; do
+		canary "$M/tree/a/b/t$i" "$tag-TREE$i" 6000
+		canary "$M/tree/c/u$i" "$tag-TREEU$i" 3000
+	done
+	chattr +s "$M/tree/a/b/t1" "$M/tree/c/u2"
+	sync
+}
+
+# touch_s PATH...: an append to each file (synced): a deletion after it
+# finds the file's map in the journal, as a file changed since the last
+# run.  A +s file deleted untouched since the last run (its map's newest
+# journal copy wiped by that run, the map zeroed by the deletion) is a
+# loss (exit bit 4), which the rounds of the aged variant must not have.
+touch_s() {
+	for p in "$@"; do
+		echo "touched" >>"$p"
+	done
+	sync
+}
+
+# churn R [lossy]: round R of a day's work.  lossy: a +s file is also
+# deleted untouched.
+churn() {
+	r=$1
+	mkdir -p "$M/r$r/x"
+	canary "$M/r$r/new" "$tag-NEW$r" 8000
+	chattr +s "$M/r$r/new"
+	canary "$M/r$r/x/plain" "$tag-NEWP$r" 4000
+	canary "$M/sdir/born$r" "$tag-BORN$r" 6000	# inherits +s
+	canary "$M/r$r/x/gone" "$tag-GONE$r" 6000
+	chattr +s "$M/r$r/x/gone"
+	sync
+	rm "$M/r$r/x/gone"				# +s, born and gone
+	# Appends, to a +s file and a plain one.
+	canary "$M/docs/s1.more" "$tag-APPEND$r" 3000
+	cat "$M/docs/s1.more" >>"$M/docs/s1"
+	cat "$M/docs/s1.more" >>"$M/plain/p1"
+	rm "$M/docs/s1.more"
+	# What goes below was changed since the last run.
+	if [ "$r" = 1 ]; then
+		sub=$M/tree
+	else
+		sub=$M/r$((r - 1))
+	fi
+	touch_s "$M/docs/s$((r + 1))" "$M/sdir/i1" $(find "$sub" -type f)
+	# Deletes: a +s file and a plain one.
+	rm -f "$M/docs/s$((r + 1))" "$M/plain/p$((r + 1))"
+	[ "${2:-}" = lossy ] && rm -f "$M/docs/s5"
+	# An editor's save over a +s file: write aside (it inherits +s
+	# from the directory), rename over.
+	canary "$M/sdir/.i1.swp" "$tag-SAVE$r" 7000
+	mv "$M/sdir/.i1.swp" "$M/sdir/i1"
+	# A hard link, the first name of another file goes.
+	ln "$M/docs/s6" "$M/plain/link$r"
+	if [ "$r" = 1 ]; then
+		ln "$M/sdir/i3" "$M/docs/i3.link"
+		rm "$M/sdir/i3"
+	fi
+	# A subtree goes.
+	rm -rf "$sub"
+	sync
+}
+
+# clean_run NAME IMG STATEDIR: the clean run the next ones build on.
+clean_run() {
+	wet "$1.clean" "$2" "$3"
+	c=$(rcof "$1.clean")
+	if [ "$c" = 0 ] || [ "$c" = 1 ]; then
+		return 0
+	fi
+	fail "$1: clean run" "exit $c: $(tail -3 "$T/$1.clean.out" "$T/$1.clean.err" | tr '\n' ' ')"
+	keep "$1" "$T/$1.clean.out" "$T/$1.clean.err" "$2"
+	return 1
+}
+
+# --- equality: incremental against --full ------------------------------
+
+# compare NAME IMG STATEDIR: the incremental -n on IMG against --full -n
+# on a copy (with a copy of the state), then -y on each and the images.
+compare() {
+	nm=$1 img=$2 st=$3
+	cp --sparse=always "$img" "$T/copy.img"
+	rm -rf "$T/st.copy"
+	cp -a "$st" "$T/st.copy"
+	dry inc "$img" "$st" ""
+	dry full "$T/copy.img" "$T/st.copy" "" --full
+	k=$(kind inc)
+	if [ "$k" = incremental ] &&
+	   kindline inc | grep -q 'incremental run since transaction'; then
+		pass "$nm: -n after churn is incremental ($(kindline inc | sed 's/^[^:]*: //'))"
+	else
+		fail "$nm: -n after churn is incremental" \
+			"run=$k reason=$(reason inc) line=$(kindline inc) rc=$(rcof inc)"
+		keep "$nm" "$T/inc.out" "$T/inc.err" "$T/inc.json" "$st"
+	fi
+	# What it read: the JSON's figures.
+	gr=$(jq -r '.groups_read' "$T/inc.json" 2>/dev/null)
+	# The group count: the JSON has none, -v says "G of N groups read".
+	ng=$(kindline inc | sed -n 's/.* of \([0-9]*\) groups read.*/\1/p')
+	sin=$(jq -r '.since_tid' "$T/inc.json" 2>/dev/null)
+	if [ "$(kind inc)" = incremental ] && [ "$(jq -r 'has("full_reason")' "$T/inc.json")" = true ] &&
+	   [ -z "$(reason inc)" ] && [ "$sin" -gt 0 ] 2>/dev/null &&
+	   [ "$gr" -ge 1 ] 2>/dev/null && [ "$gr" -lt "$ng" ] 2>/dev/null; then
+		pass "$nm: the JSON says since_tid $sin, $gr of $ng groups read, full_reason null"
+	else
+		fail "$nm: the JSON says since_tid, groups_read < groups, full_reason null" \
+			"since_tid=$sin groups_read=$gr groups=$ng full_reason=$(jq -c .full_reason "$T/inc.json" 2>/dev/null)"
+	fi
+	if [ "$(kind full)" = full ] &&
+	   reason full | grep -q 'asked (--full)' &&
+	   kindline full | grep -q 'full scan: .*asked (--full)'; then
+		pass "$nm: --full is a full scan, asked (--full)"
+	else
+		fail "$nm: --full is a full scan, asked (--full)" \
+			"run=$(kind full) reason=$(reason full) line=$(kindline full)"
+	fi
+	na=$(nactions full)
+	if same_plan inc full && [ "$na" -gt 0 ] &&
+	   [ "$(rcof inc)" = "$(rcof full)" ]; then
+		pass "$nm: incremental plan equals --full's ($na actions, exit $(rcof inc))"
+	else
+		fail "$nm: incremental plan equals --full's" \
+			"$na actions, exit $(rcof inc)/$(rcof full): $pdiff"
+		keep "$nm" "$T/inc.out" "$T/inc.json" "$T/full.out" \
+			"$T/full.json" "$T/inc.err" "$T/full.err"
+	fi
+	wet incy "$img" "$st"
+	wet fully "$T/copy.img" "$T/st.copy" --full
+	iy=$(rcof incy) fy=$(rcof fully)
+	if [ "$(kind incy)" = incremental ] &&
+	   [ $((iy & ~5)) = 0 ] && [ "$iy" = "$fy" ] &&
+	   same "$img" "$T/copy.img"; then
+		pass "$nm: incremental -y and --full -y leave the same image (exit $iy)"
+	else
+		fail "$nm: incremental -y and --full -y leave the same image" \
+			"run=$(kind incy) exit $iy/$fy, $(cmp -l "$img" "$T/copy.img" | wc -l) bytes differ"
+		keep "$nm" "$T/incy.out" "$T/incy.json" "$T/fully.out" \
+			"$T/fully.json" "$img" "$T/copy.img"
+	fi
+	if e2fsck -fn "$img" >"$T/fsck" 2>&1; then
+		pass "$nm: e2fsck -fn clean after the incremental -y"
+	else
+		fail "$nm: e2fsck -fn clean after the incremental -y" \
+			"$(tail -3 "$T/fsck" | tr '\n' ' ')"
+	fi
+}
+
+# equality NAME ROUNDS MKE2FS-OPTIONS...: populate, clean run, then
+# ROUNDS rounds of churn (with -y between them), then compare.
+equality() {
+	nm=$1 rounds=$2
+	shift 2
+	img=$T/eq.img st=$T/st.eq
+	rm -rf "$img" "$st"
+	mkimg "$img" 64M "$@" || { fail "$nm: mke2fs" "$*"; return; }
+	kmount "$img" || { fail "$nm: mount" "mount failed"; return; }
+	populate
+	kumount
+	clean_run "$nm" "$img" "$st" || return
+	r=1
+	while [ "$r" -le "$rounds" ]; do
+		kmount "$img" || { fail "$nm: mount" "round $r"; return; }
+		if [ "$r" = "$rounds" ] && [ "$rounds" = 1 ]; then
+			churn "$r" lossy
+		else
+			churn "$r"
+		fi
+		kumount
+		if [ "$r" -lt "$rounds" ]; then
+			wet "round$r" "$img" "$st"
+			c=$(rcof "round$r")
+			if [ "$c" != 0 ] && [ "$c" != 1 ]; then
+				fail "$nm: -y after round $r" "exit $c $(tail -2 "$T/round$r.out")"
+				return
+			fi
+			# Each round after the first builds on an
+			# incremental run.
+			if [ "$(kind "round$r")" != incremental ]; then
+				fail "$nm: -y after round $r is incremental" \
+					"run=$(kind "round$r") reason=$(reason "round$r")"
+			fi
+		fi
+		r=$((r + 1))
+	done
+	compare "$nm" "$img" "$st"
+}
+
+equality "incremental: ext4" 1 -t ext4
+equality "incremental: ext4 fast_commit" 1 -t ext4 -O fast_commit
+equality "incremental: ext3" 1 -t ext3
+equality "incremental: ext4 aged, 4 rounds" 4 -t ext4
+
+# --- fallbacks ---------------------------------------------------------
+
+# group PATH: the block group of PATH's inode (mounted).
+group() {
+	echo $(( ($(stat -c %i "$1") - 1) / ipg ))
+}
+
+# mkhold: (mounted) a directory in a group of its own (not the root's,
+# nor docs' or plain's; no flex_bg), with freed inodes under the
+# group's high-water mark, so that a +s file made and removed there
+# later leaves the group's descriptor as it was: a residue no descriptor
+# shows.  Sets HOLD (relative to the mount).
+mkhold() {
+	ipg=$(dumpe2fs -h "$1" 2>/dev/null | awk '/^Inodes per group:/ { print $4 }')
+	j=0
+	while [ "$j" -lt 24 ]; do
+		mkdir "$M/h$j"
+		g=$(group "$M/h$j")
+		[ "$g" != 0 ] && [ "$g" != "$(group "$M/docs")" ] &&
+			[ "$g" != "$(group "$M/plain")" ] && break
+		j=$((j + 1))
+	done
+	HOLD=h$j
+	for i in 1 2 3 4 5 6 7 8; do
+		canary "$M/$HOLD/x$i" "$tag-HOLD$i" 3000
+	done
+	sync
+	rm "$M/$HOLD/x1" "$M/$HOLD/x2" "$M/$HOLD/x3" "$M/$HOLD/x4"
+	sync
+}
+
+# hidden: (mounted) a +s file made and removed in HOLD.
+hidden() {
+	canary "$M/$HOLD/hid" "$tag-HIDDEN" 2500
+	chattr +s "$M/$HOLD/hid"
+	sync
+	rm "$M/$HOLD/hid"
+	sync
+}
+
+# base NAME IMG STATEDIR [SIZE [MKE2FS-OPTIONS...]]: a populated image
+# (no flex_bg unless told) with HOLD, and its clean run.
+base() {
+	b_n=$1 b_img=$2 b_st=$3 b_size=${4:-64M}
+	shift 3
+	[ $# -gt 0 ] && shift
+	rm -rf "$b_img" "$b_st"
+	[ $# -gt 0 ] || set -- -t ext4 -O ^flex_bg
+	mkimg "$b_img" "$b_size" "$@" || { fail "$b_n: mke2fs" "$*"; return 1; }
+	kmount "$b_img" || { fail "$b_n: mount" "mount failed"; return 1; }
+	populate
+	mkhold "$b_img"
+	kumount
+	clean_run "$b_n" "$b_img" "$b_st"
+}
+
+# fallback NAME IMG STATEDIR REASON-REGEX TRUST [ARGS...]: after the
+# event on IMG (with TRUST, the run that skips the check is incremental
+# and plans otherwise than --full), the run (with ARGS) is full, says
+# REASON, plans as --full.
+fallback() {
+	fn=$1 img=$2 st=$3 re=$4 trust=$5
+	shift 5
+	cp --sparse=always "$img" "$T/copy.img"
+	rm -rf "$T/st.copy"
+	cp -a "$st" "$T/st.copy"
+	dry full "$T/copy.img" "$T/st.copy" "" --full
+	if [ -n "$trust" ]; then
+		dry trust "$img" "$st" "$trust"
+		if [ "$(kind trust)" != incremental ]; then
+			fail "$fn: with E2SECRM_TEST_TRUST=$trust the run is incremental" \
+				"run=$(kind trust) reason=$(reason trust)"
+			keep "$fn" "$T/trust.out" "$T/trust.json" "$T/trust.err"
+		elif same_plan trust full; then
+			fail "$fn: with E2SECRM_TEST_TRUST=$trust the plan differs from --full's" \
+				"it does not ($(nactions full) actions): the check cannot be shown to matter"
+			keep "$fn" "$T/trust.out" "$T/trust.json" "$T/full.out" "$T/full.json"
+		else
+			pass "$fn: with E2SECRM_TEST_TRUST=$trust the incremental plan differs ($(nactions trust) vs $(nactions full) actions)"
+		fi
+	fi
+	dry fb "$img" "$st" "" "$@"
+	r=$(reason fb)
+	if [ "$(kind fb)" = full ] && echo "$r" | grep -Eq -- "$re" &&
+	   kindline fb | grep -Eq -- "full scan: .*($re)"; then
+		pass "$fn: full scan, says why ($r)"
+	else
+		fail "$fn: full scan, says why" \
+			"run=$(kind fb) reason=$r line=$(kindline fb), want /$re/"
+		keep "$fn" "$T/fb.out" "$T/fb.json" "$T/fb.err" "$st"
+	fi
+	if same_plan fb full && [ "$(rcof fb)" = "$(rcof full)" ]; then
+		pass "$fn: plan equals --full's ($(nactions full) actions, exit $(rcof fb))"
+	else
+		fail "$fn: plan equals --full's" "exit $(rcof fb)/$(rcof full): $pdiff"
+		keep "$fn" "$T/fb.out" "$T/fb.json" "$T/full.out" "$T/full.json"
+	fi
+}
+
+# kdel PATH...: a mount, the files removed, an unmount.
+kdel() {
+	kmount "$FI" || return 1
+	for p in "$@"; do
+		rm -rf "$M/$p"
+	done
+	sync
+	kumount
+}
+
+FI=$T/fb.img FS=$T/st.fb
+
+# a. The journal wrapped past the last run: a 1 MiB journal, +s files
+# deleted in a directory of a group of their own (so that their inodes
+# are not taken again: no flex_bg, which would put them in group 0),
+# then enough synced churn in the root's group to
+# overwrite their transactions.
+nm="incremental fallback: journal wrapped"
+rm -rf "$FI" "$FS"
+mkimg "$FI" 64M -t ext4 -b 1024 -J size=1 -O ^flex_bg
+ipg=$(dumpe2fs -h "$FI" 2>/dev/null | awk '/^Inodes per group:/ { print $4 }')
+kmount "$FI"
+populate
+mkhold "$FI"
+j=0
+while [ "$j" -lt 16 ]; do
+	mkdir "$M/v$j"
+	g=$(group "$M/v$j")
+	[ "$g" != 0 ] && [ "$g" != "$(group "$M/$HOLD")" ] && break
+	j=$((j + 1))
+done
+V=$M/v$j
+for i in 1 2 3; do
+	canary "$V/s$i" "$tag-WRAP$i" 9000
+	chattr +s "$V/s$i"
+done
+sync
+kumount
+if clean_run "$nm" "$FI" "$FS"; then
+	kmount "$FI"
+	touch_s "$V/s1" "$V/s2"
+	rm "$V/s1" "$V/s2"
+	sync
+	hidden
+	i=0
+	while [ "$i" -lt 300 ]; do
+		for f in 1 2 3 4 5 6; do
+			echo "$i.$f" >"$M/f$i.$f"
+		done
+		rm -f "$M/f$((i - 2)).1"
+		sync -f "$M"
+		i=$((i + 1))
+	done
+	kumount
+	# The precondition: the history since the last run has a gap.
+	dry pre "$FI" "$FS" "" --full
+	nrec=$(jq '[.actions[] | select(.kind == "inode_records")] | length' "$T/pre.json")
+	if [ "$(jq -r '.coverage.complete' "$T/pre.json")" = false ] &&
+	   [ "$nrec" -ge 2 ]; then
+		pass "$nm: the journal wrapped past the last run (coverage incomplete, $nrec records to wipe)"
+	else
+		fail "$nm: the journal wrapped past the last run" \
+			"$nrec records; coverage $(jq -c .coverage "$T/pre.json")"
+	fi
+	# The wrap hides the groups' changes too: both checks skipped.
+	fallback "$nm" "$FI" "$FS" 'journal wrapped' journal,groups
+fi
+
+# b. The state: missing, foreign, damaged.
+nm="incremental fallback: state"
+if base "$nm" "$FI" "$FS"; then
+	kdel docs/s2 sdir/i2
+	uuid=$(dumpe2fs -h "$FI" 2>/dev/null | awk '/^Filesystem UUID:/ { print $3 }')
+	# Missing.
+	rm -rf "$T/st.none"
+	mkdir "$T/st.none"
+	fallback "$nm missing" "$FI" "$T/st.none" 'no state' ""
+	# Foreign: another filesystem's state under this UUID.
+	if base "$nm foreign, other fs" "$T/other.img" "$T/st.other"; then
+		ouuid=$(dumpe2fs -h "$T/other.img" 2>/dev/null |
+			awk '/^Filesystem UUID:/ { print $3 }')
+		rm -rf "$T/st.foreign"
+		mkdir "$T/st.foreign"
+		for f in "$T/st.other/$ouuid".*; do
+			cp "$f" "$T/st.foreign/$uuid.${f##*.}"
+		done
+		ls "$T/st.foreign" | grep -q "$uuid.state" ||
+			fail "$nm foreign: a state file to rename" "none in $(ls "$T/st.other")"
+		fallback "$nm foreign" "$FI" "$T/st.foreign" \
+			'another filesystem|mismatch|not this filesystem|damaged' ""
+		rm -f "$T/other.img"
+	fi
+	# Damaged: garbage in the state file.
+	rm -rf "$T/st.dmg"
+	cp -a "$FS" "$T/st.dmg"
+	printf 'tid=banana\n\001\002garbage=\377\n' >>"$T/st.dmg/$uuid.state"
+	fallback "$nm damaged state file" "$FI" "$T/st.dmg" 'damaged' ""
+	# Damaged: the groups file truncated.
+	rm -rf "$T/st.dmg"
+	cp -a "$FS" "$T/st.dmg"
+	if [ -f "$T/st.dmg/$uuid.since" ]; then
+		sz=$(stat -c %s "$T/st.dmg/$uuid.since")
+		truncate -s $((sz / 2)) "$T/st.dmg/$uuid.since"
+		fallback "$nm truncated since file" "$FI" "$T/st.dmg" 'damaged' ""
+		# Missing groups file.
+		rm -f "$T/st.dmg/$uuid.since"
+		fallback "$nm missing since file" "$FI" "$T/st.dmg" 'damaged|no state|no record of the groups' ""
+	else
+		fail "$nm: the clean run wrote $uuid.since" "$(ls "$FS")"
+	fi
+fi
+
+# offline_s IMG: debugfs -w removes a live +s file (which the state
+# knows, and an incremental run reads again) and a +s file it wrote
+# (which no state knows).
+offline_s() {
+	canary "$T/off.data" "$tag-OFFLINE" 12000
+	printf 'rm /docs/s5\ncd /%s\nwrite %s off\nset_inode_field off flags 0x80001\nrm off\n' \
+		"$HOLD" "$T/off.data" | dfs "$1"
+}
+
+# c. debugfs -w removed a live +s file offline.
+nm="incremental fallback: debugfs rm"
+if base "$nm" "$FI" "$FS"; then
+	kdel plain/p2
+	offline_s "$FI"
+	fallback "$nm" "$FI" "$FS" 'written offline|changed outside the journal' \
+		offline,groups
+fi
+
+nm="incremental fallback: debugfs rm, no mount since the last run"
+if base "$nm" "$FI" "$FS"; then
+	offline_s "$FI"
+	fallback "$nm" "$FI" "$FS" 'written offline|changed outside the journal' \
+		offline,groups
+fi
+
+# d. e2fsck -fy released an orphan: a +s file open and deleted at a
+# crash (xfs_io shutdown, as t_orphan.sh), then e2fsck instead of the
+# kernel's recovery.
+nm="incremental fallback: e2fsck released an orphan"
+if base "$nm" "$FI" "$FS"; then
+	kmount "$FI"
+	canary "$M/docs/held" "$tag-HELD" 30000
+	chattr +s "$M/docs/held"
+	sync
+	sleep 600 <"$M/docs/held" &
+	h=$!
+	sleep 0.3
+	rm "$M/docs/held"
+	sync
+	xfs_io -x -c 'shutdown -f' "$M"
+	kill "$h"
+	wait "$h" 2>/dev/null
+	kumount
+	if dumpe2fs -h "$FI" 2>/dev/null | grep -q '^First orphan inode:'; then
+		e2fsck -fy "$FI" >"$T/fsck" 2>&1
+		if dumpe2fs -h "$FI" 2>/dev/null | grep -q '^First orphan inode:'; then
+			fail "$nm: e2fsck -fy released the orphan" "$(tail -3 "$T/fsck")"
+		fi
+		# No TRUST proof: the orphan's record is in the journal's
+		# copies (its orphan-list add), which an incremental run reads
+		# as well, so skipping checked,orphans,groups plans the same
+		# (seen): the residue is found either way.
+		fallback "$nm" "$FI" "$FS" 'e2fsck checked|orphans' ""
+	else
+		fail "$nm: the crash left an orphan" "no First orphan inode"
+	fi
+fi
+
+# e. tune2fs, resize2fs.
+nm="incremental fallback: tune2fs -c"
+if base "$nm" "$FI" "$FS"; then
+	kdel docs/s2
+	tune2fs -c 50 "$FI" >/dev/null 2>&1
+	fallback "$nm" "$FI" "$FS" 'superblock changed' ""
+fi
+nm="incremental fallback: resize2fs grow"
+if base "$nm" "$FI" "$FS"; then
+	kdel docs/s2
+	truncate -s 96M "$FI"
+	# -f: without it resize2fs asks for e2fsck -f when the last mount
+	# is newer than the last check (a second later: flaky).
+	resize2fs -f "$FI" >"$T/resize" 2>&1 || fail "$nm: resize2fs" "$(tail -2 "$T/resize")"
+	# No test hook skips the geometry: no TRUST proof here.
+	fallback "$nm" "$FI" "$FS" 'resized' ""
+fi
+
+# f. Mounted without its journal (noload, clean journal), a +s file
+# deleted.
+nm="incremental fallback: mounted without the journal"
+if base "$nm" "$FI" "$FS"; then
+	kdel plain/p3
+	if kmount "$FI" noload; then
+		rm "$M/docs/s5"
+		sync
+		hidden
+		kumount
+		fallback "$nm" "$FI" "$FS" \
+			'changed outside the journal|mounted without its journal' groups
+	else
+		fail "$nm: mount -o noload" "refused"
+	fi
+fi
+
+# g. The last full scan is too old; --full.  What no check sees (a
+# write below the filesystem) is found by the full scan the age asks
+# for: a deleted +s file's record, name and data put into the image by
+# block, the superblocks, descriptors and bitmaps untouched.
+nm="incremental fallback: age"
+if base "$nm" "$FI" "$FS"; then
+	cp "$FI" "$T/below.img"
+	canary "$T/below.data" "$tag-BELOW" 20000
+	printf 'write %s below\nset_inode_field below flags 0x80001\nrm below\n' \
+		"$T/below.data" | dfs "$T/below.img"
+	bs=$(dumpe2fs -h "$FI" 2>/dev/null | awk '/^Block size:/ { print $3 }')
+	dumpe2fs "$FI" 2>/dev/null |
+		grep -oE '(superblock|descriptors|GDT blocks|bitmap) at [0-9]+(-[0-9]+)?' |
+		awk '{ split($NF, r, "-"); e = r[2] == "" ? r[1] : r[2]
+		       for (b = r[1] + 0; b <= e + 0; b++) print b }' >"$T/meta.blocks"
+	echo 0 >>"$T/meta.blocks"	# the primary superblock at 1k too
+	sort -u "$T/meta.blocks" -o "$T/meta.blocks"
+	cmp -l "$FI" "$T/below.img" |
+		awk -v bs="$bs" '{ print int(($1 - 1) / bs) }' | sort -u >"$T/diff.blocks"
+	moved=0
+	for b in $(comm -23 "$T/diff.blocks" "$T/meta.blocks"); do
+		dd if="$T/below.img" of="$FI" bs="$bs" skip="$b" seek="$b" \
+			count=1 conv=notrunc 2>/dev/null
+		moved=$((moved + 1))
+	done
+	rm -f "$T/below.img"
+	if [ "$(count "$tag-BELOW" "$FI")" -gt 0 ] && e2fsck -fn "$FI" >/dev/null 2>&1; then
+		pass "$nm: a deleted +s file written below the filesystem ($moved blocks), e2fsck -fn clean"
+	else
+		fail "$nm: a deleted +s file written below the filesystem" \
+			"$moved blocks, $(count "$tag-BELOW" "$FI") tokens, or e2fsck -fn unclean"
+	fi
+	cp --sparse=always "$FI" "$T/copy.img"
+	rm -rf "$T/st.copy"
+	cp -a "$FS" "$T/st.copy"
+	dry full "$T/copy.img" "$T/st.copy" "" --full
+	# No check sees it: the default age lets the run be incremental,
+	# and it misses what --full finds.
+	dry fb "$FI" "$FS" ""
+	if [ "$(kind fb)" = incremental ] && ! same_plan fb full &&
+	   [ "$(jq -r .groups_read "$T/fb.json")" = 0 ]; then
+		pass "$nm: an incremental run reads no group and misses it ($(nactions fb) vs $(nactions full) actions)"
+	else
+		fail "$nm: an incremental run misses it" \
+			"run=$(kind fb) reason=$(reason fb), $(jq -r .groups_read "$T/fb.json") groups read, $(nactions fb) vs $(nactions full) actions"
+	fi
+	(E2SECRM_FULL_DAYS=0; export E2SECRM_FULL_DAYS; dry trust "$FI" "$FS" age)
+	if [ "$(kind trust)" = incremental ] && ! same_plan trust full; then
+		pass "$nm: E2SECRM_FULL_DAYS=0 with E2SECRM_TEST_TRUST=age: incremental, misses it"
+	else
+		fail "$nm: E2SECRM_FULL_DAYS=0 with E2SECRM_TEST_TRUST=age: incremental, misses it" \
+			"run=$(kind trust) reason=$(reason trust)"
+	fi
+	for how in env opt; do
+		if [ $how = env ]; then
+			(E2SECRM_FULL_DAYS=0; export E2SECRM_FULL_DAYS; dry fb "$FI" "$FS" "")
+			what=E2SECRM_FULL_DAYS=0
+		else
+			dry fb "$FI" "$FS" "" --full-days 0
+			what="--full-days 0"
+		fi
+		if [ "$(kind fb)" = full ] && reason fb | grep -q 'older than' &&
+		   same_plan fb full && [ "$(rcof fb)" = "$(rcof full)" ]; then
+			pass "$nm: $what: a full scan ($(reason fb)), plan equals --full's"
+		else
+			fail "$nm: $what: a full scan, 'older than', plan equals --full's" \
+				"run=$(kind fb) reason=$(reason fb): $pdiff"
+		fi
+	done
+	# The option wins over the environment.
+	(E2SECRM_FULL_DAYS=0; export E2SECRM_FULL_DAYS; dry fb "$FI" "$FS" "" --full-days 30)
+	if [ "$(kind fb)" = incremental ]; then
+		pass "$nm: --full-days 30 over E2SECRM_FULL_DAYS=0 after a fresh full scan: incremental"
+	else
+		fail "$nm: --full-days 30 over E2SECRM_FULL_DAYS=0: incremental" \
+			"run=$(kind fb) reason=$(reason fb)"
+	fi
+	fallback "$nm --full" "$FI" "$FS" 'asked \(--full\)' "" --full
+fi
