@@ -163,8 +163,32 @@ else
 fi
 kmount "$I" && rm "$T/mnt/secret" && kumount
 before=$(count "$TOK" "$I")
+# The run before kept the live file's map (UUID.since): the kernel zeroed
+# it at the unlink and that run wiped the copies of the record, but the
+# blocks are known, and wiped.  On a copy, with a copy of the state.
+cp --sparse=always "$I" "$T/b.kept.img"
+rm -rf "$T/st.kept"
+cp -a "$S" "$T/st.kept"
+run_e2secrm -n -v --state-dir "$T/st.kept" "$T/b.kept.img"
+if [ "$rc" = 4 ] && echo "$out" | grep -q 'map-from-last-run' &&
+   ! echo "$out" | grep -q 'lost \(its\|their\) block map'; then
+	pass "$name: with the map the last run kept, -n plans its blocks and reports no loss"
+else
+	fail "$name: with the map the last run kept, no loss" "rc=$rc $out"
+fi
+run_e2secrm -y --state-dir "$T/st.kept" "$T/b.kept.img"
+if [ "$rc" = 1 ] && [ "$before" -gt 0 ] &&
+   [ "$(count "$TOK" "$T/b.kept.img")" = 0 ]; then
+	pass "$name: with the kept map, -y wipes every token ($before), exit 1"
+else
+	fail "$name: with the kept map, -y wipes it" \
+		"rc=$rc, $before before, $(count "$TOK" "$T/b.kept.img") after: $out"
+fi
+rm -rf "$T/b.kept.img" "$T/st.kept"
+# Without that map (the companion gone), the map is lost all the same.
+rm -f "${st%.state}.since"
 sum=$(sha "$st")
-sumk=$(grep -v '^unanswered=' "$st" | sha256sum)
+sumk=$(grep -v '^unanswered=\|^since=' "$st" | sha256sum)
 run_e2secrm -n "$I"
 if [ $((rc & 4)) = 4 ] &&
    echo "$out" | grep -q 'lost \(its\|their\) block map' &&
@@ -178,7 +202,7 @@ run_e2secrm -y "$I"
 # The state stays the last run's, with the loss counted: this run wiped
 # the record and its copies, the count is all the next run has of it.
 if [ "$rc" = 5 ] && [ "$(count "$TOK" "$I")" -gt 0 ] &&
-   [ "$(grep -v '^unanswered=' "$st" | sha256sum)" = "$sumk" ] &&
+   [ "$(grep -v '^unanswered=\|^since=' "$st" | sha256sum)" = "$sumk" ] &&
    grep -qx 'unanswered=1' "$st"; then
 	pass "$name: -y scrubs the record, reports the lost map, keeps the state and counts the loss (exit 5)"
 else
