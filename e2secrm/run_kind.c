@@ -102,8 +102,8 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       local_time(ctx->coverage.prev.run_time, t1,
 				  sizeof(t1)),
 		       local_time(s->prev.full_time, t2, sizeof(t2)),
-		       s->groups_read, ctx->fs ? ctx->fs->group_desc_count :
-		       s->groups_read, s->groups_changed, s->log_blocks);
+		       s->groups_read, s->groups, s->groups_changed,
+		       s->log_blocks);
 		return;
 	}
 	if (o->verbose)
@@ -120,7 +120,8 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 	if (!s->decided) {
 		fputs("\"run\": null, \"full_reason\": null, "
 		      "\"since_tid\": null, \"since_time\": null, "
-		      "\"full_time\": null, \"groups_read\": null, "
+		      "\"full_time\": null, \"groups\": null, "
+		      "\"groups_read\": null, "
 		      "\"groups_changed\": null, \"log_blocks_since\": null",
 		      f);
 		return;
@@ -133,17 +134,18 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		json_string(f, run_kind_reason(ctx, why, sizeof(why)));
 	if (s->incremental)
 		fprintf(f, ", \"since_tid\": %u, \"since_time\": %" PRIu64
-			", \"full_time\": %" PRIu64 ", \"groups_read\": %u"
+			", \"full_time\": %" PRIu64 ", \"groups\": %u"
+			", \"groups_read\": %u"
 			", \"groups_changed\": %u, \"log_blocks_since\": %u",
 			ctx->coverage.prev.tid,
 			(uint64_t)ctx->coverage.prev.run_time,
-			(uint64_t)s->prev.full_time, s->groups_read,
+			(uint64_t)s->prev.full_time, s->groups, s->groups_read,
 			s->groups_changed, s->log_blocks);
 	else
 		fprintf(f, ", \"since_tid\": null, \"since_time\": null, "
-			"\"full_time\": null, \"groups_read\": %u, "
-			"\"groups_changed\": null, \"log_blocks_since\": null",
-			s->groups_read);
+			"\"full_time\": null, \"groups\": %u, "
+			"\"groups_read\": %u, \"groups_changed\": null, "
+			"\"log_blocks_since\": null", s->groups, s->groups_read);
 }
 
 /* The record's row: what was read, and since when. */

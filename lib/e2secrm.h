@@ -660,6 +660,7 @@ struct e2sr_since {
 	enum e2sr_since_why	why;
 	__u32			why_arg;
 	unsigned char		*dirty;		/* per group: read it */
+	__u32			groups;		/* the filesystem's */
 	__u32			groups_read;
 	__u32			groups_changed;	/* explained by the log */
 	__u32			log_blocks;	/* logged since the last run */

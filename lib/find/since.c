@@ -646,6 +646,15 @@ static errcode_t mark_logged_tables(struct e2sr_ctx *ctx)
 	return 0;
 }
 
+static void mark_fc_inodes(struct e2sr_since *s, const struct e2sr_fc_rec *r,
+			   __u32 ipg, __u32 count)
+{
+	if (r->ino && r->ino <= count)
+		s->dirty[(r->ino - 1) / ipg] = 1;
+	if (r->parent && r->parent <= count)
+		s->dirty[(r->parent - 1) / ipg] = 1;
+}
+
 /* The inodes the fast-commit area names: their groups are read. */
 static errcode_t mark_fast_commits(struct e2sr_ctx *ctx)
 {
@@ -653,7 +662,7 @@ static errcode_t mark_fast_commits(struct e2sr_ctx *ctx)
 	__u32 ipg = ctx->fs->super->s_inodes_per_group;
 	__u32 count = ctx->fs->super->s_inodes_count;
 	struct e2sr_fcwalk fc;
-	size_t i;
+	size_t i, j, first;
 	errcode_t err;
 
 	if (!ctx->journal->jsb.fc_blocks)
@@ -662,11 +671,19 @@ static errcode_t mark_fast_commits(struct e2sr_ctx *ctx)
 	err = e2sr_fc_walk(ctx->journal, &fc);
 	if (err)
 		return err;
-	for (i = 0; i < fc.n; i++) {
-		if (fc.recs[i].ino && fc.recs[i].ino <= count)
-			s->dirty[(fc.recs[i].ino - 1) / ipg] = 1;
-		if (fc.recs[i].parent && fc.recs[i].parent <= count)
-			s->dirty[(fc.recs[i].parent - 1) / ipg] = 1;
+	/*
+	 * A tag belongs to the tail after it: the tags of transactions the
+	 * last run saw committed are skipped, those after the last tail
+	 * (a fast commit not finished) are taken.
+	 */
+	for (i = first = 0; i <= fc.n; i++) {
+		if (i < fc.n && fc.recs[i].tag != E2SR_FC_TAG_TAIL)
+			continue;
+		if (i == fc.n || tid_after(fc.recs[i].tid,
+					   ctx->coverage.prev.tid))
+			for (j = first; j < i; j++)
+				mark_fc_inodes(s, &fc.recs[j], ipg, count);
+		first = i + 1;
 	}
 	e2sr_fc_walk_free(&fc);
 	return 0;
@@ -689,6 +706,7 @@ errcode_t e2sr_since_decide(struct e2sr_ctx *ctx)
 		return 0;
 	s->decided = 1;
 	s->incremental = 0;
+	s->groups = fs->group_desc_count;
 	if (!s->now)
 		s->now = (__u64)time(NULL);
 	if (super_tests(ctx) ||
