@@ -10,6 +10,13 @@
 #   AGED_CUTS=N               cut points per image (default 9; 0: none),
 #                             and as many faults at the system call when
 #                             E2SECRM_FAULT_SHIM names tests/fault's shim
+#   AGED_INC=0                no incremental check (default 1)
+#   AGED_INC_FILES=N          its workload's creates (default 25: some 100
+#                             operations), AGED_INC_OLD=N its operations
+#                             on files of the history (default 12);
+#                             a failure keeps its image and state after
+#                             the workload in /var/tmp/inc-fail-P.*, and
+#                             AGED_INC_KEEP=1 in inc-keep-P.* on a pass
 #
 # Profiles: fc600 (fast_commit, commit=600), fc5 (fast_commit, commit=5),
 # nofc5 (commit=5, the image ends in a crash: needs_recovery), nofc600
@@ -34,6 +41,15 @@
 #     its k-th write at AGED_CUTS points spread over its writes, then run
 #     again by e2secrm, ends in the uncut run's image (byte for byte, the
 #     superblock's write time and counters aside).
+#   - incremental runs (issue 37): on a copy, `-y --all-free-if-lost
+#     --state-dir S` (the clean run), a further workload through the
+#     kernel (plan.awk's one cycle from another seed in a new directory,
+#     and deletes, appends, renames, truncates, punched holes and
+#     preallocation on files of the history; mounted as mkaged.sh mounts
+#     the profile, unmounted cleanly), then on two copies `-n -v
+#     --json-plan`, one with the state and one with --full: the first
+#     is incremental, the JSON actions and the -v action lines are the
+#     same; `-y` on both leaves the same image (as above), e2fsck clean.
 # FREE tokens lost (tokens of plain files deleted or replaced, wiped with
 # the rest) are measured, not judged.  A table closes the run, with where
 # the SECRET tokens left are (free blocks, the journal, blocks in use).
@@ -292,6 +308,208 @@ faults() {
 	fi
 }
 
+# The verbs of plan.awk's lines, as mkaged.sh has them, on paths under
+# $M; a failure is noted in $T/inc.opfail.  Defined only in the subshell
+# that runs the churn.
+churn_verbs() {
+	opfail() { echo "$*" >>"$T/inc.opfail"; }
+	md() { mkdir "$M/$1" || opfail md "$@"; }
+	splus() { chattr +s "$M/$1" || opfail splus "$@"; }
+	mkplus() {
+		{ : >"$M/$1" && chattr +s "$M/$1"; } || opfail mkplus "$@"
+	}
+	wr() { yes "$2" | head -c "$3" >"$M/$1" || opfail wr "$@"; }
+	wf() {
+		yes "$2" | head -c "$3" |
+			dd of="$M/$1" bs=64k conv=fsync status=none ||
+			opfail wf "$@"
+	}
+	ap() {
+		yes "$2" | head -c "$3" | dd of="$M/$1" bs=64k oflag=append \
+			conv=notrunc,fsync status=none || opfail ap "$@"
+	}
+	tr_() { truncate -s "$2" "$M/$1" || opfail tr "$@"; }
+	ph() { fallocate -p -o "$2" -l "$3" "$M/$1" || opfail ph "$@"; }
+	# fa PATH BYTES: preallocated past the end, the size kept (unwritten
+	# extents; ext4 only).
+	fa() { fallocate -n -o "$(stat -c %s "$M/$1")" -l "$2" "$M/$1" ||
+		opfail fa "$@"; }
+	lk() { ln "$M/$1" "$M/$2" || opfail lk "$@"; }
+	mvf() { mv -f "$M/$1" "$M/$2" || opfail mvf "$@"; }
+	rmf() { rm "$M/$1" || opfail rmf "$@"; }
+	rmtree() { rm -rf "${M:?}/$1" || opfail rmtree "$@"; }
+	xa() {
+		setfattr -n user.a -v "$(yes "$2" | head -c "$3" | tr '\n' ' ')" \
+			"$M/$1" || opfail xa "$@"
+	}
+	fsd() { xfs_io -c fsync "$M/$1" || opfail fsd "$@"; }
+	tick() { :; }
+}
+
+# incremental P IMG: issue 37's check on a copy of IMG.  A clean run
+# with a state (`-y --all-free-if-lost --state-dir`, which answers the
+# first run's gap), a further workload through the kernel (plan.awk
+# again, with another seed and AGED_INC_FILES creates, in a new directory
+# inc, mounted as mkaged.sh mounts the profile and unmounted cleanly,
+# then AGED_INC_OLD operations on files of the aged history: deletes,
+# appends, renames, truncates, punched holes, preallocation), then on
+# two copies of that image and of the state `-n -v --json-plan`, one
+# incremental and one --full: the first is incremental, the two plans
+# (JSON actions and -v action lines) are equal; then `-y` on each: the
+# two images are equal (as `same`), e2fsck -fn clean.  A failure keeps
+# the image and the state after the workload in /var/tmp/inc-fail-P.*.
+incremental() {
+	p=$1 img=$2
+	iseed=$((seed + 1000))
+	ti=$EPOCHREALTIME
+	inc_res=FAIL
+	ci=$T/i.img S=$T/iS
+	rm -rf "$S" "$T/iS2" "$T/iS0" "$T/inc.opfail"
+	mkdir -p "$S"
+	: >"$T/inc.opfail"
+	cp --sparse=always "$img" "$ci"
+	run_e2secrm -y --all-free-if-lost --state-dir "$S" "$ci"
+	if [ $((rc & 12)) != 0 ]; then
+		fail "aged $p: incremental: the clean run" \
+			"-y --all-free-if-lost --state-dir exit $rc: $(echo "$err" | head -1)"
+		rm -f "$ci"
+		return
+	fi
+	irc0=$rc
+	# The workload: plan.awk's one cycle, as mkaged.sh runs it, then
+	# operations on files of the history, picked evenly from the
+	# manifest from the seed.
+	r=$(sed -n 's/^recipe=//p' "$img.meta")
+	mopts=$(sed -n 's/^mount=//p' "$img.meta")
+	fstype=$(echo "$r" | cut -d'|' -f2)
+	itag=$(echo "i$tag" | cut -c1-16)
+	awk -v seed="$iseed" -v cycles=1 -v nfiles="${AGED_INC_FILES:-25}" \
+		-v tag="$itag" -v crash_end=0 \
+		-v maxkb="$(echo "$r" | tr '|' '\n' | sed -n 's/^maxkb=//p')" \
+		-v tokfile=/dev/null -v livefile=/dev/null \
+		-f "$here/plan.awk" </dev/null |
+		sed 's/^tr /tr_ /; /^begin_cycle/d; /^end_cycle/d' >"$T/inc.ops"
+	awk '{ print $2 }' "$img.manifest" |
+		awk -v n="${AGED_INC_OLD:-12}" -v s="$iseed" -v t="$itag" \
+			-v fa="$([ "$fstype" = ext4 ] && echo 1)" '
+		{ f[NR - 1] = $0 }
+		END {
+			if (n > NR) n = NR
+			for (k = 0; k < n; k++) {
+				q = f[(int(k * NR / n) + s) % NR]
+				o = "INC-" t "-o" k
+				if (k % 6 == 0) print "rmf " q
+				else if (k % 6 == 1) print "ap " q " " o " 5000"
+				else if (k % 6 == 2) print "mvf " q " d" (k % 8) "/inc-r" k
+				else if (k % 6 == 3 && fa) print "fa " q " 65536"
+				else if (k % 6 == 3) print "ap " q " " o " 65536"
+				else if (k % 6 == 4) print "tr_ " q " 1000"
+				else print "ph " q " 0 4096"
+			}
+		}' >"$T/inc.old"
+	if ! kmount "$ci" "$mopts"; then
+		fail "aged $p: incremental: the workload" "mount -o $mopts failed"
+		rm -f "$ci"
+		return
+	fi
+	mkdir "$T/mnt/inc"
+	# shellcheck disable=SC1091
+	(M=$T/mnt/inc; churn_verbs; . "$T/inc.ops"
+	 M=$T/mnt; . "$T/inc.old") >/dev/null 2>&1
+	kumount
+	nops=$(($(grep -c -v -E '^(\(|\) &|wait|tick)' "$T/inc.ops") +
+		$(wc -l <"$T/inc.old")))
+	if [ -s "$T/inc.opfail" ]; then
+		fail "aged $p: incremental: the workload" \
+			"$(wc -l <"$T/inc.opfail") of $nops operations failed ($(head -3 "$T/inc.opfail" | tr '\n' ' '))"
+	fi
+	cp --sparse=always "$ci" "$T/i0.img"
+	cp -r "$S" "$T/iS0"
+	cp --sparse=always "$ci" "$T/i2.img"
+	cp -r "$S" "$T/iS2"
+	# keep fail|keep: the image and the state after the workload, and
+	# the two -n runs' JSON, in /var/tmp/inc-fail-P.* (inc-keep-P.*).
+	keep() {
+		k=/var/tmp/inc-$1-$p
+		cp --sparse=always "$T/i0.img" "$k.img"
+		rm -rf "$k.state"
+		cp -r "$T/iS0" "$k.state"
+		cp "$T/j1" "$k.inc.json" 2>/dev/null
+		cp "$T/j2" "$k.full.json" 2>/dev/null
+		echo "  kept: $k.img, $k.state (after the workload)"
+	}
+	# The -v action lines: those after the header, to the list's end.
+	acts() { awk '/: actions, in the order they are written:$/ { f = 1; next }
+		f && !/^  / { exit } f' "$1"; }
+	run_e2secrm -n -v --json "$T/j1" --json-plan --state-dir "$S" "$ci"
+	irc1=$rc
+	cp "$T/out" "$T/v1"
+	run_e2secrm --full -n -v --json "$T/j2" --json-plan \
+		--state-dir "$T/iS2" "$T/i2.img"
+	irc2=$rc
+	cp "$T/out" "$T/v2"
+	run=$(jq -r .run "$T/j1" 2>/dev/null)
+	why=$(jq -r .full_reason "$T/j1" 2>/dev/null)
+	echo "  incremental: clean run exit $irc0, $nops operations through" \
+		"the kernel, then -n: $run${why:+ ($why)}, groups read" \
+		"$(jq -r '.groups_read | if type == "array" then length else . end' "$T/j1" 2>/dev/null)"
+	bad=''
+	if [ "$run" = incremental ]; then
+		pass "aged $p: incremental: the run after a kernel workload is incremental"
+	else
+		fail "aged $p: incremental: the run after a kernel workload is incremental" \
+			"$run: $why"
+		bad=y
+	fi
+	jq -S .actions "$T/j1" >"$T/a1" 2>/dev/null
+	jq -S .actions "$T/j2" >"$T/a2" 2>/dev/null
+	na=$(jq length "$T/a1" 2>/dev/null)
+	if [ "$irc1" = "$irc2" ] && [ -s "$T/a1" ] && cmp -s "$T/a1" "$T/a2" &&
+	   [ -n "$(acts "$T/v1")" ] &&
+	   cmp -s <(acts "$T/v1") <(acts "$T/v2"); then
+		pass "aged $p: incremental: its plan is --full's ($na actions, -n exit $irc1)"
+	else
+		fail "aged $p: incremental: its plan is --full's" \
+			"-n exit $irc1 and $irc2, JSON actions $(diff "$T/a1" "$T/a2" |
+			grep -c '^[<>]') lines differ, -v action lines $(diff \
+			<(acts "$T/v1") <(acts "$T/v2") | grep -c '^[<>]') differ"
+		diff <(acts "$T/v1") <(acts "$T/v2") | head -6 | sed 's/^/    /'
+		bad=y
+	fi
+	run_e2secrm -y --state-dir "$S" "$ci"
+	irc1=$rc
+	echo "$out" | grep -E 'lost|cannot be traced|refus|full scan' | head -3 |
+		cut -c1-200 | sed 's/^/    /'
+	run_e2secrm -y --full --state-dir "$T/iS2" "$T/i2.img"
+	irc2=$rc
+	if [ $((irc1 & 8)) = 0 ] && same "$ci" "$T/i2.img"; then
+		pass "aged $p: incremental: -y leaves --full's image (exit $irc1)"
+	else
+		fail "aged $p: incremental: -y leaves --full's image" \
+			"exit $irc1 and $irc2, $(cmp -l "$ci" "$T/i2.img" | wc -l) bytes differ"
+		bad=y
+	fi
+	if e2fsck -fn "$ci" >"$T/fsck" 2>&1; then
+		pass "aged $p: incremental: e2fsck -fn clean"
+	else
+		fail "aged $p: incremental: e2fsck -fn clean" \
+			"$(grep -v -E '^(Pass|e2fsck|[^ ]*: [0-9]+/)' "$T/fsck" |
+				head -3 | tr '\n' ' ')"
+		bad=y
+	fi
+	# Measured, not judged: the churn's SECRET tokens left.
+	echo "  incremental: -y exit $irc1 (--full $irc2), SECRET of the" \
+		"workload left: $(LC_ALL=C grep -a -c -E "SECRET-$itag-c" "$ci")"
+	if [ -z "$bad" ]; then
+		inc_res=$run
+		[ -z "${AGED_INC_KEEP:-}" ] || keep keep
+	else
+		keep fail
+	fi
+	inc_s=$(awk "BEGIN { printf \"%.0f\", $EPOCHREALTIME - $ti }")
+	rm -rf "$ci" "$T/i2.img" "$T/i0.img" "$S" "$T/iS2" "$T/iS0"
+}
+
 judge() {
 	p=$1
 	echo "== aged $p ($scale, seed $seed)"
@@ -303,7 +521,7 @@ judge() {
 	gen_s=$(awk "BEGIN { printf \"%.0f\", $EPOCHREALTIME - $t0 }")
 	if [ $st != 0 ] || [ ! -f "$img" ]; then
 		fail "aged $p: generate" "mkaged.sh exit $st"
-		row "$p - $gen_s - - - - - - - - - - - - - - - -"
+		row "$p - $gen_s - - - - - - - - - - - - - - - - - -"
 		return
 	fi
 	tag=$(sed -n 's/^tag=//p' "$img.meta")
@@ -316,7 +534,7 @@ judge() {
 		# it would judge the generator.
 		fail "aged $p: generated as planned" \
 			"$(sed -n 's/^gen_why=//p' "$img.meta")"
-		row "$p $final $gen_s - - - - - - - - - - - - - - -"
+		row "$p $final $gen_s - - - - - - - - - - - - - - - - -"
 		return
 	fi
 	t1=$EPOCHREALTIME
@@ -367,7 +585,7 @@ judge() {
 	j=$a after=$T/after.y rc_af=- sf=$sy where_f=$where_y by_f=''
 	if [ $((rc_y & 8)) != 0 ]; then
 		fail "aged $p: -y runs" "exit $rc_y: $(echo "$err" | head -1)"
-		row "$p $final $gen_s $rc_n $rc_y $lost $gap $sb $sy - - $fb - - - - - -"
+		row "$p $final $gen_s $rc_n $rc_y $lost $gap $sb $sy - - $fb - - - - - - - -"
 		rm -f "$a"
 		return
 	fi
@@ -446,9 +664,11 @@ judge() {
 	else
 		cuts "$p" "$img" --no-state
 	fi
+	inc_res=- inc_s=0
+	[ "${AGED_INC:-1}" = 1 ] && incremental "$p" "$img"
 	judge_s=$(awk "BEGIN { printf \"%.0f\", $EPOCHREALTIME - $t1 }")
 	row "$p $final $gen_s $rc_n $rc_y $lost $gap $sb $sy $rc_af $sf $fb $fl" \
-		"$kok $lok $fok $rc2 $judge_s"
+		"$kok $lok $fok $rc2 $inc_res $inc_s $judge_s"
 	if [ "$sf" != 0 ]; then
 		echo "$p: $where_f blocks" >>"$T/where"
 		echo "$p: chunks by writer: ${by_f:-$by_y}" >>"$T/where"
@@ -463,7 +683,7 @@ done
 echo
 echo "aged filesystems ($scale, seed $seed; SECRET, FREE: tokens in the raw image):"
 {
-	echo "image end gen_s -n -y lost gap SECRET left_-y afil left FREE FREE_lost KEEP live fsck again judge_s"
+	echo "image end gen_s -n -y lost gap SECRET left_-y afil left FREE FREE_lost KEEP live fsck again inc inc_s judge_s"
 	cat "$TABLE"
 } | column -t
 if [ -s "$T/where" ]; then
@@ -476,6 +696,8 @@ echo "(-n, -y, afil, again: exit statuses; lost: files -y says lost all or" \
 	"part of a map; gap: -y says deletions before the log cannot be traced;" \
 	"afil: -y --all-free-if-lost on the original, run when -y sets bit 4;" \
 	"left: what the judged run left; FREE_lost: by the judged run;" \
+	"inc: the incremental check, incremental or full (the run after the" \
+	"workload), FAIL, or - (not run: AGED_INC=0); inc_s: its seconds;" \
 	"gen_s: 0 or so for a cached image)"
 echo "total $(awk "BEGIN { printf \"%.0f\", $EPOCHREALTIME - $t_all }") s"
 summary
