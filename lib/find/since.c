@@ -441,10 +441,12 @@ static int super_tests(struct e2sr_ctx *ctx)
 		return fail(s, s->preset, 0);
 	if (!s->have_prev)
 		return fail(s, E2SR_FULL_NO_STATE, 0);
+	/* Before the companion: a run that left losses keeps none. */
+	if (ctx->coverage.have_prev && ctx->coverage.prev.unanswered)
+		return fail(s, E2SR_FULL_NOT_CLEAN, 0);
 	if (!p->groups || !p->full_time)
 		return fail(s, E2SR_FULL_STATE_OLD, 0);
-	if (p->questions || p->linked_free || p->left ||
-	    (ctx->coverage.have_prev && ctx->coverage.prev.unanswered))
+	if (p->questions || p->linked_free || p->left)
 		return fail(s, E2SR_FULL_NOT_CLEAN, 0);
 	if (ctx->prior_count)
 		return fail(s, E2SR_FULL_INTENT, 0);
