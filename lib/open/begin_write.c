@@ -16,6 +16,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "e2secrm.h"
 #include "util.h"
@@ -181,6 +182,49 @@ static errcode_t same_as_checked(struct e2sr_ctx *ctx, ext2_filsys rw,
  * becomes the one the writers use.  The read-only handle stays alive:
  * the plan was built on it.
  */
+/*
+ * The run is about to write, and says so in the superblock as every tool
+ * that writes a filesystem does: s_wtime is now, and s_kbytes_written
+ * counts this write (libext2fs adds the rest at a close, which this run
+ * never makes).  The kernel only adds to the counter, so a copy of the
+ * filesystem taken before this run has a lower one than the state this
+ * run leaves, and the next run on that copy does not take this one for
+ * its own (since.c's copy test).  The primary superblock is written
+ * whole, in the one write of the block that holds it: a cut leaves the
+ * old one or the new one, never one with a wrong checksum.
+ */
+static errcode_t mark_written(ext2_filsys rw)
+{
+	struct ext2_super_block *sb = rw->super;
+	unsigned int off = rw->blocksize == 1024 ? 0 : SUPERBLOCK_OFFSET;
+	blk64_t blk = rw->blocksize == 1024 ? 1 : 0;
+	__u64 now = (__u64)time(NULL);
+	unsigned char *buf;
+	errcode_t err;
+
+	err = ext2fs_get_mem(rw->blocksize, &buf);
+	if (err)
+		return err;
+	err = io_channel_read_blk64(rw->io, blk, 1, buf);
+	if (err)
+		goto out;
+	sb->s_wtime = (__u32)now;
+	sb->s_wtime_hi = (__u8)(now >> 32);
+	sb->s_kbytes_written += 1;
+	ext2fs_superblock_csum_set(rw, sb);
+	memcpy(buf + off, sb, SUPERBLOCK_SIZE);
+#ifdef WORDS_BIGENDIAN
+	ext2fs_swap_super((struct ext2_super_block *)(buf + off));
+#endif
+	err = io_channel_write_blk64(rw->io, blk, 1, buf);
+	/* What a later flush compares with, when the handle keeps it. */
+	if (!err && rw->orig_super)
+		memcpy(rw->orig_super, sb, SUPERBLOCK_SIZE);
+out:
+	ext2fs_free_mem(&buf);
+	return err;
+}
+
 errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
 {
 	struct e2sr_journal *rwj = NULL;
@@ -235,6 +279,8 @@ errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
 			goto fail;
 	}
 	err = same_as_checked(ctx, rw, 1);
+	if (!err)
+		err = mark_written(rw);
 	if (err)
 		goto fail;
 	ctx->ro_fs = ctx->fs;
