@@ -187,6 +187,27 @@ static void put_coverage(FILE *f, const struct sample_labels *l,
 			  (double)c->newest_time);
 }
 
+/* Whether the run read everything or what changed (run_kind.c). */
+static void put_scope(FILE *f, const struct sample_labels *l,
+		      const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_since *s = &ctx->since;
+
+	if (!s->decided)
+		return;
+	put_gauge(f, l, "e2secrm_run_incremental", "1 when the last run read "
+		  "only what changed since the run before (e2secrm(7), "
+		  "INCREMENTAL RUNS), 0 when it scanned everything.",
+		  s->incremental);
+	put_gauge(f, l, "e2secrm_groups_read", "Block groups whose inode "
+		  "tables the last run read (all of them in a full scan).",
+		  s->groups_read);
+	if (s->incremental)
+		put_gauge(f, l, "e2secrm_last_full_scan_timestamp_seconds",
+			  "When the last full scan ended (Unix time).",
+			  (double)s->prev.full_time);
+}
+
 static void put_all(FILE *f, const struct e2sr_ctx *ctx,
 		    const struct cmd_opts *o, int status)
 {
@@ -235,6 +256,8 @@ static void put_all(FILE *f, const struct e2sr_ctx *ctx,
 		  "calls free).", ctx ? (double)ctx->plan.left : 0);
 	if (ctx)
 		put_coverage(f, &l, ctx);
+	if (ctx)
+		put_scope(f, &l, ctx);
 }
 
 /*
