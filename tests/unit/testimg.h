@@ -32,6 +32,7 @@ int testimg_path(struct testimg *t, const char *name, char *buf,
 int testimg_make_file(struct testimg *t, const char *name, size_t size,
 		      unsigned char seed);
 int testimg_sha256(const char *path, char out[65]);
+void testimg_mask_mark(unsigned char *img, size_t len);
 int testimg_run(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 void testimg_cleanup(struct testimg *t);
