@@ -35,6 +35,8 @@
 #   ddn   dd of as many bytes of the image's data (never holes), 1 MiB
 # and -y warm is preceded by -n on its fresh copy (its metadata cached).
 # Its report is the scale section of BENCHMARKS.md (report.py --scale).
+# Then bench-incremental.sh (issue 37: a clean run, churn through the
+# kernel, incremental against --full, cold) writes its own section.
 # Each timed command runs under /usr/bin/time for its max RSS and its
 # file system inputs (bytes the kernel read from the device); raw rows go
 # to $BENCH_DIR/results-TAG.tsv and report.py turns them into medians,
@@ -330,6 +332,16 @@ done
 if [ -n "$scale_only" ]; then
 	/usr/bin/python3 "$here/report.py" --scale "$tsv" "$facts" "$here/BENCHMARKS.md" "$E2SECRM" || exit 8
 	say "scale section written to $here/BENCHMARKS.md"
+	# The incremental row (issue 37): its own work copy, churn and runs;
+	# after the timed runs above, so its copies never share the disk with
+	# theirs.  BENCH_SKIP="inc" leaves it out.
+	case " ${BENCH_SKIP:-} " in
+	*" inc "*) ;;
+	*)
+		rm -rf "$work"
+		SCALE_DIR=$SCALE_DIR E2SECRM=$E2SECRM bash "$here/bench-incremental.sh" || exit 8
+		;;
+	esac
 	exit 0
 fi
 /usr/bin/python3 "$here/report.py" "$tsv" "$facts" "$report" "$E2SECRM" || exit 8

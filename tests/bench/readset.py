@@ -17,6 +17,7 @@
 #       Prints dd commands reading BYTES bytes of IMAGE's allocated data
 #       (SEEK_DATA/SEEK_HOLE, never a hole), in order, 1 MiB reads: the
 #       sequential floor for as many bytes.
+import bisect
 import os
 import re
 import subprocess
@@ -104,6 +105,59 @@ def data(image, want):
     os.close(fd)
 
 
+def split(rpath, bsize, classes):
+    regions = []
+    names = []
+    for spec in classes:
+        name, path = spec.split("=", 1)
+        names.append(name)
+        for line in open(path):
+            f = line.split()
+            if len(f) >= 2:
+                regions.append((int(f[0]) * bsize, int(f[1]) * bsize, name))
+    regions.sort()
+    got = dict((n, 0) for n in names + ["other"])
+    starts = [r[0] for r in regions]
+    for line in open(rpath):
+        off, n = map(int, line.split())
+        end = off + n
+        # Regions do not overlap in practice (a filesystem's metadata);
+        # walk those that may meet [off, end).
+        i = max(0, bisect.bisect_right(starts, off) - 1)
+        inside = 0
+        while i < len(regions) and regions[i][0] < end:
+            a, ln, name = regions[i]
+            lo, hi = max(a, off), min(a + ln, end)
+            if hi > lo:
+                got[name] += hi - lo
+                inside += hi - lo
+            i += 1
+        got["other"] += n - inside
+    print(" ".join("%s=%d" % (k, got[k]) for k in names + ["other"]))
+
+
+def io(out, cmd):
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.execvp(cmd[0], cmd)
+        finally:
+            os._exit(127)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    got = {}
+    try:
+        for line in open("/proc/%d/io" % pid):
+            k, v = line.split(":")
+            got[k] = int(v)
+    except OSError:
+        pass
+    _, status, ru = os.wait4(pid, 0)
+    with open(out, "w") as f:
+        f.write("rchar=%d read_bytes=%d maxrss_kib=%d\n" % (
+            got.get("rchar", 0), got.get("read_bytes", 0), ru.ru_maxrss))
+    sys.exit(os.waitstatus_to_exitcode(status) & 255)
+
+
 def main():
     if sys.argv[1] == "trace" and sys.argv[4] == "--":
         trace(sys.argv[2], sys.argv[3], sys.argv[5:])
@@ -111,8 +165,12 @@ def main():
         replay(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "data":
         data(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1] == "io" and sys.argv[3] == "--":
+        io(sys.argv[2], sys.argv[4:])
+    elif sys.argv[1] == "split":
+        split(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
     else:
-        sys.exit("usage: readset.py trace|replay|data ...")
+        sys.exit("usage: readset.py trace|replay|data|split|io ...")
 
 
 if __name__ == "__main__":
