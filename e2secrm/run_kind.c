@@ -96,14 +96,15 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		return;
 	if (s->incremental) {
 		printf("%s: incremental run since transaction %u (%s), "
-		       "last full scan %s: %u of %u groups read, %u changed, "
-		       "%u blocks logged since\n", o->device,
+		       "last full scan %s: %u of %u groups read (%u inode "
+		       "table blocks), %u changed, %u blocks logged since\n",
+		       o->device,
 		       ctx->coverage.prev.tid,
 		       local_time(ctx->coverage.prev.run_time, t1,
 				  sizeof(t1)),
 		       local_time(s->prev.full_time, t2, sizeof(t2)),
-		       s->groups_read, s->groups, s->groups_changed,
-		       s->log_blocks);
+		       s->groups_read, s->groups, s->table_blocks,
+		       s->groups_changed, s->log_blocks);
 		return;
 	}
 	if (o->verbose)
@@ -121,7 +122,7 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		fputs("\"run\": null, \"full_reason\": null, "
 		      "\"since_tid\": null, \"since_time\": null, "
 		      "\"full_time\": null, \"groups\": null, "
-		      "\"groups_read\": null, "
+		      "\"groups_read\": null, \"table_blocks_read\": null, "
 		      "\"groups_changed\": null, \"log_blocks_since\": null",
 		      f);
 		return;
@@ -135,17 +136,18 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 	if (s->incremental)
 		fprintf(f, ", \"since_tid\": %u, \"since_time\": %" PRIu64
 			", \"full_time\": %" PRIu64 ", \"groups\": %u"
-			", \"groups_read\": %u"
+			", \"groups_read\": %u, \"table_blocks_read\": %u"
 			", \"groups_changed\": %u, \"log_blocks_since\": %u",
 			ctx->coverage.prev.tid,
 			(uint64_t)ctx->coverage.prev.run_time,
 			(uint64_t)s->prev.full_time, s->groups, s->groups_read,
-			s->groups_changed, s->log_blocks);
+			s->table_blocks, s->groups_changed, s->log_blocks);
 	else
 		fprintf(f, ", \"since_tid\": null, \"since_time\": null, "
 			"\"full_time\": null, \"groups\": %u, "
-			"\"groups_read\": %u, \"groups_changed\": null, "
-			"\"log_blocks_since\": null", s->groups, s->groups_read);
+			"\"groups_read\": %u, \"table_blocks_read\": null, "
+			"\"groups_changed\": null, \"log_blocks_since\": null",
+			s->groups, s->groups_read);
 }
 
 /* The record's row: what was read, and since when. */

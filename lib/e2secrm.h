@@ -659,10 +659,19 @@ struct e2sr_since {
 	int			incremental;
 	enum e2sr_since_why	why;
 	__u32			why_arg;
-	unsigned char		*dirty;		/* per group: read it */
+	/*
+	 * What the live pass reads besides the records the last run kept:
+	 * the inode table blocks logged since it (their first inode,
+	 * sorted) and the inodes the fast-commit area names (sorted).
+	 */
+	ext2_ino_t		*logged;
+	size_t			logged_count;
+	ext2_ino_t		*named;
+	size_t			named_count;
 	__u32			groups;		/* the filesystem's */
-	__u32			groups_read;
+	__u32			groups_read;	/* with a record read */
 	__u32			groups_changed;	/* explained by the log */
+	__u32			table_blocks;	/* inode table blocks read */
 	__u32			log_blocks;	/* logged since the last run */
 	/* for the next run */
 	struct e2sr_since_state	next;

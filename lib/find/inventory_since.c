@@ -1,96 +1,130 @@
 /*
- * inventory_since.c --- the live pass of an incremental run: the groups
- * that changed since the last run, whole, and of the others only what
- * the last run kept.
+ * inventory_since.c --- the live pass of an incremental run: the records
+ * that can have changed since the last run, and those it kept.
  *
- * since.c decided that the run is incremental and which groups changed
- * (ctx->since.dirty).  Those are read as inventory.c reads every group:
- * each record of their tables, then their tails.  Of a group that did
- * not change, the last run kept the records that carry the flag and the
- * directories whose blocks hold bytes past their entries: those records
- * are read again, one by one, and taken as the scan takes them, so the
+ * since.c decided that the run is incremental, and listed the inode
+ * table blocks logged since the last run and the inodes the fast-commit
+ * area names.  A record changes only in a handle that logs the block
+ * holding it (or, between two full commits, in a fast commit's inode
+ * tag), so every other record is as the last run saw it.  Of those, the
+ * last run kept the ones that carry the flag and the directories whose
+ * blocks hold bytes past their entries: they are read again too, so the
  * inventory and the directories the names plan reads are a full run's.
- * Their maps are unchanged, and claim no block free now; the live set
- * takes the bitmaps' word for what they hold (livemap.c).  The records
- * are taken in inode order, the tails after the live set is complete,
- * as in a full run, so that everything after this pass sees its input
- * in the same order.
+ * Every record of a logged block is read, one by one, and taken as the
+ * scan takes it (inventory.c's e2sr_inventory_take), in inode order,
+ * group by group; the records past a group's bg_itable_unused mark are
+ * taken after the live set is complete, as the full run takes its
+ * groups' tails.  The maps of the records not read claim no block that
+ * is free now; the live set takes the bitmaps' word for them (livemap.c).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "e2secrm.h"
 #include "util.h"
 #include "find_int.h"
 
-#define SCAN_BUFFER_BLOCKS	256
-
-struct since_scan {
-	dgrp_t		last;		/* the scan stops after it */
+/* The inodes of one group the pass reads, sorted, each once. */
+struct since_list {
+	ext2_ino_t	*ino;
+	size_t		n;
+	size_t		alloc;
 };
 
-/* The end of a group: stop after the last of a run of changed groups. */
-static errcode_t group_done(ext2_filsys fs, ext2_inode_scan scan,
-			    dgrp_t group, void *priv)
-{
-	struct since_scan *ss = priv;
+/* Cursors into since.c's sorted lists, advanced group by group. */
+struct since_walk {
+	size_t		si, di, li, ni;
+};
 
-	(void)fs;
-	(void)scan;
-	return group >= ss->last ? EXT2_ET_CALLBACK_NOTHANDLED : 0;
+static errcode_t list_add(struct since_list *l, ext2_ino_t ino)
+{
+	if (l->n == l->alloc &&
+	    e2sr_array_room(&l->ino, &l->alloc, l->n + 1, sizeof(*l->ino)))
+		return EXT2_ET_NO_MEMORY;
+	l->ino[l->n++] = ino;
+	return 0;
 }
 
-/* Every record of groups @first to @last, as inventory.c reads them. */
-static errcode_t scan_groups(struct e2sr_ctx *ctx, dgrp_t first, dgrp_t last,
-			     struct ext2_inode_large *inode)
+static int cmp_ino(const void *a, const void *b)
 {
+	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Group @g's inodes to read, from every source, in @l: the records of
+ * its logged table blocks, those the last run kept, those the fast
+ * commits name.  The cursors of @w move past the group.
+ */
+static errcode_t group_list(struct e2sr_ctx *ctx, dgrp_t g,
+			    struct since_walk *w, struct since_list *l)
+{
+	const struct e2sr_since *s = &ctx->since;
+	const struct e2sr_since_state *p = &s->prev;
 	ext2_filsys fs = ctx->fs;
-	int isize = EXT2_INODE_SIZE(fs->super);
-	struct since_scan ss = { .last = last };
-	ext2_inode_scan scan;
-	ext2_ino_t ino;
-	errcode_t err;
-	int csum_bad;
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	ext2_ino_t first = (ext2_ino_t)((__u64)g * ipg + 1);
+	ext2_ino_t end = (ext2_ino_t)((__u64)(g + 1) * ipg);
+	ext2_ino_t ino, last = fs->super->s_inodes_count;
+	errcode_t err = 0;
+	size_t i, k;
+	__u32 j;
 
-	err = ext2fs_open_inode_scan(fs, SCAN_BUFFER_BLOCKS, &scan);
-	if (err)
+	l->n = 0;
+	for (; !err && w->li < s->logged_count &&
+	       s->logged[w->li] <= end; w->li++)
+		for (j = 0; !err && j < ipb; j++) {
+			ino = s->logged[w->li] + j;
+			if (ino >= first && ino <= end && ino <= last)
+				err = list_add(l, ino);
+		}
+	for (; !err && w->si < p->secure_count &&
+	       p->secure[w->si].ino <= end; w->si++)
+		if (p->secure[w->si].ino >= first)
+			err = list_add(l, p->secure[w->si].ino);
+	for (; !err && w->di < p->dir_count && p->dirs[w->di] <= end;
+	     w->di++)
+		if (p->dirs[w->di] >= first)
+			err = list_add(l, p->dirs[w->di]);
+	for (; !err && w->ni < s->named_count && s->named[w->ni] <= end;
+	     w->ni++)
+		if (s->named[w->ni] >= first)
+			err = list_add(l, s->named[w->ni]);
+	if (err || !l->n)
 		return err;
-	ext2fs_inode_scan_flags(scan, EXT2_SF_SKIP_MISSING_ITABLE, 0);
-	ext2fs_set_inode_callback(scan, group_done, &ss);
-	err = ext2fs_inode_scan_goto_blockgroup(scan, first);
-	while (!err) {
-		if (e2sr_cancelled(ctx)) {
-			err = E2SR_ERR_CANCELLED;
-			break;
-		}
-		err = e2sr_inventory_next(fs, scan, &ino, inode, isize);
-		csum_bad = err == EXT2_ET_INODE_CSUM_INVALID;
-		if (csum_bad) {
-			err = 0;
-		} else if (err == EXT2_ET_INODE_IS_GARBAGE ||
-			   err == EXT2_ET_BAD_BLOCK_IN_INODE_TABLE) {
-			err = e2sr_livemap_note(ctx, ino, NULL, 0);
-			continue;
-		}
-		if (err == EXT2_ET_CALLBACK_NOTHANDLED) {
-			err = 0;
-			break;
-		}
-		if (err || !ino)
-			break;
-		ctx->inv.inodes_scanned++;
-		err = e2sr_inventory_take(ctx, ino, inode, csum_bad);
-	}
-	ext2fs_close_inode_scan(scan);
-	return err;
+	qsort(l->ino, l->n, sizeof(*l->ino), cmp_ino);
+	for (i = k = 1; i < l->n; i++)
+		if (l->ino[i] != l->ino[k - 1])
+			l->ino[k++] = l->ino[i];
+	l->n = k;
+	for (i = k = 0; i < l->n; i++)
+		if (l->ino[i] <= last)
+			l->ino[k++] = l->ino[i];
+	l->n = k;
+	return 0;
 }
 
-/* One record the last run kept, read again and taken as the scan would. */
-static errcode_t reread(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			struct ext2_inode_large *inode, int tail)
+/* Whether record @ino lies past its group's bg_itable_unused mark. */
+static int in_tail(ext2_filsys fs, ext2_ino_t ino)
+{
+	__u32 ipg = fs->super->s_inodes_per_group;
+	dgrp_t g = (ino - 1) / ipg;
+	__u32 unused = ext2fs_bg_itable_unused(fs, g);
+
+	if (!ext2fs_has_group_desc_csum(fs) || !unused || unused > ipg)
+		return 0;
+	return (ino - 1) % ipg >= ipg - unused;
+}
+
+/* One record, read and taken as the scan (or the tails' pass) would. */
+static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			  struct ext2_inode_large *inode, int tail)
 {
 	ext2_filsys fs = ctx->fs;
 	int csum_bad = 0;
@@ -109,80 +143,70 @@ static errcode_t reread(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	return e2sr_inventory_take(ctx, ino, inode, csum_bad);
 }
 
-/* Whether record @ino lies past its group's bg_itable_unused mark. */
-static int in_tail(ext2_filsys fs, ext2_ino_t ino)
-{
-	__u32 ipg = fs->super->s_inodes_per_group;
-	dgrp_t g = (ino - 1) / ipg;
-	__u32 unused = ext2fs_bg_itable_unused(fs, g);
-
-	if (!ext2fs_has_group_desc_csum(fs) || !unused || unused > ipg)
-		return 0;
-	return (ino - 1) % ipg >= ipg - unused;
-}
-
 /*
- * The kept records of group @g (the flagged ones and the directories with
- * residue, merged in inode order), from *si and *di on; @tails: the
- * pass over the tails, which takes only those past the mark.
+ * Every group's list, in group order: @tails 0 takes the records before
+ * the mark, 1 those past it.  Groups whose table was never initialised
+ * hold nothing to read.
  */
-static errcode_t reread_group(struct e2sr_ctx *ctx, dgrp_t g, size_t *si,
-			      size_t *di, struct ext2_inode_large *inode,
-			      int tails)
+static errcode_t read_groups(struct e2sr_ctx *ctx,
+			     struct ext2_inode_large *inode, int tails)
 {
-	const struct e2sr_since_state *p = &ctx->since.prev;
 	ext2_filsys fs = ctx->fs;
-	__u32 ipg = fs->super->s_inodes_per_group;
-	ext2_ino_t end = (ext2_ino_t)((__u64)(g + 1) * ipg), a, b, ino;
-	errcode_t err;
+	struct since_walk w;
+	struct since_list l;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	ext2_ino_t blk, last_blk;
+	errcode_t err = 0;
+	size_t i;
+	dgrp_t g;
 
-	for (;;) {
-		a = *si < p->secure_count ? p->secure[*si].ino : 0;
-		b = *di < p->dir_count ? p->dirs[*di] : 0;
-		if (a > end)
-			a = 0;
-		if (b > end)
-			b = 0;
-		if (!a && !b)
-			return 0;
-		ino = !a ? b : !b ? a : a < b ? a : b;
-		if (a == ino)
-			(*si)++;
-		if (b == ino)
-			(*di)++;
-		if (ino > fs->super->s_inodes_count ||
-		    tails != in_tail(fs, ino))
+	memset(&w, 0, sizeof(w));
+	memset(&l, 0, sizeof(l));
+	for (g = 0; !err && g < fs->group_desc_count; g++) {
+		if (e2sr_cancelled(ctx)) {
+			err = E2SR_ERR_CANCELLED;
+			break;
+		}
+		err = group_list(ctx, g, &w, &l);
+		if (err || !l.n)
 			continue;
-		err = reread(ctx, ino, inode, tails);
-		if (err)
-			return err;
+		if (ext2fs_has_group_desc_csum(fs) &&
+		    ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
+			continue;
+		if (!tails)
+			ctx->since.groups_read++;
+		last_blk = 0;
+		for (i = 0; !err && i < l.n; i++) {
+			if (in_tail(fs, l.ino[i]) != tails)
+				continue;
+			blk = (l.ino[i] - 1) / ipb + 1;
+			if (!tails && blk != last_blk)
+				ctx->since.table_blocks++;
+			last_blk = blk;
+			err = read_one(ctx, l.ino[i], inode, tails);
+		}
+		if (!tails)
+			e2sr_progress(ctx, E2SR_STAGE_SCAN,
+				      (g + 1) * fs->super->s_inodes_per_group,
+				      fs->super->s_inodes_count);
 	}
-}
-
-/* Skip the kept records of groups before @g. */
-static void skip_before(const struct e2sr_since_state *p, ext2_ino_t first,
-			size_t *si, size_t *di)
-{
-	while (*si < p->secure_count && p->secure[*si].ino < first)
-		(*si)++;
-	while (*di < p->dir_count && p->dirs[*di] < first)
-		(*di)++;
+	ext2fs_free_mem(&l.ino);
+	return err;
 }
 
 /*
- * The directory a clean file was first named by, as the last run saw it:
- * its names are where they were (a new name would have logged it).
+ * The directory a file not read again was first named by, as the last
+ * run saw it, when no directory read now names it.
  */
 static void kept_parents(struct e2sr_ctx *ctx)
 {
 	const struct e2sr_since_state *p = &ctx->since.prev;
-	__u32 ipg = ctx->fs->super->s_inodes_per_group;
 	struct e2sr_file *f;
 	size_t i, lo, hi, mid;
 
 	for (i = 0; i < ctx->inv.count; i++) {
 		f = &ctx->inv.files[i];
-		if (e2sr_since_reads(ctx, (f->ino - 1) / ipg))
+		if (f->parent)
 			continue;
 		lo = 0;
 		hi = p->secure_count;
@@ -194,24 +218,20 @@ static void kept_parents(struct e2sr_ctx *ctx)
 				hi = mid;
 		}
 		if (lo < p->secure_count && p->secure[lo].ino == f->ino &&
-		    p->secure[lo].parent)
+		    f->state == E2SR_STATE_LIVE)
 			f->parent = p->secure[lo].parent;
 	}
 }
 
 /*
  * The live pass of the find stage (scan.c): every record (inventory.c),
- * or, in an incremental run, what changed since the last one.
+ * or, in an incremental run, what can have changed since the last one.
  */
 errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
-	const struct e2sr_since_state *p = &ctx->since.prev;
-	__u32 ipg = fs->super->s_inodes_per_group;
 	struct ext2_inode_large *inode;
-	unsigned char *buf = NULL;
-	size_t si = 0, di = 0;
-	dgrp_t g, last;
+	size_t isize = EXT2_INODE_SIZE(fs->super);
 	errcode_t err;
 
 	if (!ctx->since.incremental)
@@ -220,51 +240,19 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 	err = e2sr_livemap_start(ctx);
 	if (err)
 		return err;
-	err = ext2fs_get_memzero(EXT2_INODE_SIZE(fs->super) <
-				 sizeof(*inode) ? sizeof(*inode) :
-				 EXT2_INODE_SIZE(fs->super), &inode);
+	if (isize < sizeof(*inode))
+		isize = sizeof(*inode);
+	err = ext2fs_get_memzero(isize, &inode);
 	if (err)
 		return err;
-	for (g = 0; !err && g < fs->group_desc_count; g = last + 1) {
-		if (e2sr_cancelled(ctx)) {
-			err = E2SR_ERR_CANCELLED;
-			break;
-		}
-		last = g;
-		if (!e2sr_since_reads(ctx, g)) {
-			err = reread_group(ctx, g, &si, &di, inode, 0);
-			continue;
-		}
-		while (last + 1 < fs->group_desc_count &&
-		       e2sr_since_reads(ctx, last + 1))
-			last++;
-		err = scan_groups(ctx, g, last, inode);
-		skip_before(p, (ext2_ino_t)((__u64)(last + 1) * ipg + 1),
-			    &si, &di);
-		e2sr_progress(ctx, E2SR_STAGE_SCAN, (last + 1) * ipg,
-			      fs->super->s_inodes_count);
-	}
+	err = read_groups(ctx, inode, 0);
 	if (!err)
 		err = e2sr_livemap_finish(ctx);
 	if (!err) {
 		e2sr_livemap_take_bitmaps(ctx);
 		kept_parents(ctx);
-		err = ext2fs_get_mem((size_t)SCAN_BUFFER_BLOCKS *
-				     fs->blocksize, &buf);
+		err = read_groups(ctx, inode, 1);
 	}
-	si = di = 0;
-	for (g = 0; !err && g < fs->group_desc_count; g++) {
-		if (!e2sr_since_reads(ctx, g)) {
-			err = reread_group(ctx, g, &si, &di, inode, 1);
-			continue;
-		}
-		skip_before(p, (ext2_ino_t)((__u64)(g + 1) * ipg + 1),
-			    &si, &di);
-		if (ext2fs_has_group_desc_csum(fs))
-			err = e2sr_inventory_tail(ctx, g, buf,
-						  SCAN_BUFFER_BLOCKS, inode);
-	}
-	ext2fs_free_mem(&buf);
 	ext2fs_free_mem(&inode);
 	return err;
 }

@@ -60,7 +60,8 @@ void e2sr_since_free(struct e2sr_since *s)
 {
 	e2sr_since_state_free(&s->prev);
 	e2sr_since_state_free(&s->next);
-	ext2fs_free_mem(&s->dirty);
+	ext2fs_free_mem(&s->logged);
+	ext2fs_free_mem(&s->named);
 }
 
 /*
@@ -337,11 +338,6 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 	return 0;
 }
 
-/* Whether the live pass reads group @g's records. */
-int e2sr_since_reads(const struct e2sr_ctx *ctx, dgrp_t g)
-{
-	return !ctx->since.incremental || ctx->since.dirty[g];
-}
 
 /* The newest committed copy of @blk logged after the last run. */
 static const struct e2sr_version *newest_since(const struct e2sr_ctx *ctx,
@@ -577,11 +573,31 @@ static errcode_t group_tests(struct e2sr_ctx *ctx, int *failed)
 			*failed = fail(s, E2SR_FULL_GROUP, g);
 			break;
 		}
-		s->dirty[g] = 1;
 		s->groups_changed++;
 	}
 	ext2fs_free_mem(&now);
 	return err;
+}
+
+static int cmp_ino(const void *a, const void *b)
+{
+	ext2_ino_t x = *(const ext2_ino_t *)a, y = *(const ext2_ino_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @v and drop what repeats. */
+static void sort_unique(ext2_ino_t *v, size_t *n)
+{
+	size_t i, k;
+
+	if (!*n)
+		return;
+	qsort(v, *n, sizeof(*v), cmp_ino);
+	for (i = k = 1; i < *n; i++)
+		if (v[i] != v[k - 1])
+			v[k++] = v[i];
+	*n = k;
 }
 
 struct itable_at {
@@ -607,7 +623,9 @@ static errcode_t mark_logged_tables(struct e2sr_ctx *ctx)
 	ext2_filsys fs = ctx->fs;
 	struct itable_at *t, key, *at;
 	blk64_t per = fs->inode_blocks_per_group;
-	size_t i, lo, hi, n = 0;
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	size_t i, lo, hi, n = 0, alloc = 0;
 	errcode_t err;
 	dgrp_t g;
 
@@ -641,30 +659,52 @@ static errcode_t mark_logged_tables(struct e2sr_ctx *ctx)
 		if (!lo)
 			continue;
 		at = &t[lo - 1];
-		if (key.blk < at->blk + per)
-			s->dirty[at->group] = 1;
+		if (key.blk >= at->blk + per)
+			continue;
+		if (s->logged_count == alloc &&
+		    e2sr_array_room(&s->logged, &alloc, s->logged_count + 1,
+				    sizeof(*s->logged))) {
+			ext2fs_free_mem(&t);
+			return EXT2_ET_NO_MEMORY;
+		}
+		s->logged[s->logged_count++] = (ext2_ino_t)(at->group * ipg +
+				(key.blk - at->blk) * ipb + 1);
 	}
 	ext2fs_free_mem(&t);
+	sort_unique(s->logged, &s->logged_count);
 	return 0;
 }
 
-static void mark_fc_inodes(struct e2sr_since *s, const struct e2sr_fc_rec *r,
-			   __u32 ipg, __u32 count)
+static errcode_t name_inode(struct e2sr_since *s, size_t *alloc,
+			    ext2_ino_t ino)
 {
+	if (s->named_count == *alloc &&
+	    e2sr_array_room(&s->named, alloc, s->named_count + 1,
+			    sizeof(*s->named)))
+		return EXT2_ET_NO_MEMORY;
+	s->named[s->named_count++] = ino;
+	return 0;
+}
+
+static errcode_t mark_fc_inodes(struct e2sr_since *s, size_t *alloc,
+				const struct e2sr_fc_rec *r, __u32 count)
+{
+	errcode_t err = 0;
+
 	if (r->ino && r->ino <= count)
-		s->dirty[(r->ino - 1) / ipg] = 1;
-	if (r->parent && r->parent <= count)
-		s->dirty[(r->parent - 1) / ipg] = 1;
+		err = name_inode(s, alloc, r->ino);
+	if (!err && r->parent && r->parent <= count)
+		err = name_inode(s, alloc, r->parent);
+	return err;
 }
 
 /* The inodes the fast-commit area names: their groups are read. */
 static errcode_t mark_fast_commits(struct e2sr_ctx *ctx)
 {
 	struct e2sr_since *s = &ctx->since;
-	__u32 ipg = ctx->fs->super->s_inodes_per_group;
 	__u32 count = ctx->fs->super->s_inodes_count;
 	struct e2sr_fcwalk fc;
-	size_t i, j, first;
+	size_t i, j, first, alloc = 0;
 	errcode_t err;
 
 	if (!ctx->journal->jsb.fc_blocks)
@@ -678,17 +718,20 @@ static errcode_t mark_fast_commits(struct e2sr_ctx *ctx)
 	 * last run saw committed are skipped, those after the last tail
 	 * (a fast commit not finished) are taken.
 	 */
-	for (i = first = 0; i <= fc.n; i++) {
+	for (i = first = 0; !err && i <= fc.n; i++) {
 		if (i < fc.n && fc.recs[i].tag != E2SR_FC_TAG_TAIL)
 			continue;
 		if (i == fc.n || tid_after(fc.recs[i].tid,
 					   ctx->coverage.prev.tid))
-			for (j = first; j < i; j++)
-				mark_fc_inodes(s, &fc.recs[j], ipg, count);
+			for (j = first; !err && j < i; j++)
+				err = mark_fc_inodes(s, &alloc, &fc.recs[j],
+						     count);
 		first = i + 1;
 	}
 	e2sr_fc_walk_free(&fc);
-	return 0;
+	if (!err)
+		sort_unique(s->named, &s->named_count);
+	return err;
 }
 
 /*
@@ -702,7 +745,6 @@ errcode_t e2sr_since_decide(struct e2sr_ctx *ctx)
 	ext2_filsys fs = ctx->fs;
 	int failed;
 	errcode_t err;
-	dgrp_t g;
 
 	if (s->decided)
 		return 0;
@@ -727,24 +769,21 @@ errcode_t e2sr_since_decide(struct e2sr_ctx *ctx)
 		return err;
 	if (failed)
 		goto full;
-	err = ext2fs_get_memzero(fs->group_desc_count, &s->dirty);
-	if (err)
-		return err;
 	err = group_tests(ctx, &failed);
 	if (!err && !failed)
 		err = mark_logged_tables(ctx);
 	if (!err && !failed)
 		err = mark_fast_commits(ctx);
 	if (err || failed) {
-		ext2fs_free_mem(&s->dirty);
+		ext2fs_free_mem(&s->logged);
+		ext2fs_free_mem(&s->named);
+		s->logged_count = s->named_count = 0;
 		if (err)
 			return err;
 		goto full;
 	}
 	s->incremental = 1;
 	s->why = E2SR_SINCE_INCREMENTAL;
-	for (g = 0; g < fs->group_desc_count; g++)
-		s->groups_read += s->dirty[g];
 	return 0;
 full:
 	s->groups_read = fs->group_desc_count;
