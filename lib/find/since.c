@@ -1,29 +1,28 @@
 /*
  * since.c --- whether this run may read only what changed since the last
- * one, which groups it reads, and what it keeps for the next.
+ * one, which records it reads, and what it keeps for the next.
  *
  * doc/incremental.md is the proof this file makes, test by test.  The
  * last run kept (struct e2sr_since_state, in the command's state files)
  * the superblock's counters and a crc of its fixed fields, a crc of every
- * group's descriptor and bitmaps, every record that carries the flag and
- * every directory with bytes past its entries.  A run is incremental when
- * every change since can be shown to be the kernel's, through the log:
- * the geometry, the fixed fields and the journal are the same, nobody
- * checked or wrote the filesystem offline, the log still reaches back to
- * the last run, orphans were released through it, and each group whose
- * descriptor or bitmaps differ has its newest logged copies since the
- * last run equal to what is on the disk.  The first test that fails is
- * the reason the run is a full one, kept as data for the command to say.
+ * group's descriptor and bitmaps, every record that carries the flag,
+ * every directory with bytes past its entries and the maps of the live
+ * secure-delete files.  A run is incremental when every change since can
+ * be shown to be the kernel's, through the log: the geometry, the fixed
+ * fields and the journal are the same, nobody checked or wrote the
+ * filesystem offline, the log still reaches back to the last run,
+ * orphans were released through it, and each group whose descriptor or
+ * bitmaps differ has its newest logged copies since the last run equal
+ * to what is on the disk.  The first test that fails is the reason the
+ * run is a full one, kept as data for the command to say.
  *
- * Incremental, the live pass (inventory.c) reads the groups marked
- * dirty here: those that changed, and those whose inode table blocks
- * were logged since or whose inodes the fast-commit area names.  The
- * records of the other groups are as the last run saw them: of them it
- * rereads only those that carry the flag, and the directories with
- * residue; their maps claim no block that is free now (a block leaves a
- * map only in a handle that logs its owner), so the live set takes the
- * bitmaps' word for them (livemap.c).  The journal is read whole, as in
- * a full run.
+ * Incremental, the live pass (inventory_since.c) reads the inode table
+ * blocks listed here, those logged since the last run, and the inodes
+ * the fast-commit area names; the other records are as the last run saw
+ * them: of them it rereads only those the last run kept, and the live
+ * set takes the bitmaps' word for the maps of the rest (livemap.c).  The
+ * journal is read whole, as in a full run.  The kept maps serve every
+ * run (e2sr_since_kept_maps).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
