@@ -19,7 +19,9 @@
  * live pass leaves for the next run */
 errcode_t e2sr_since_decide(struct e2sr_ctx *ctx);
 errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx);
-errcode_t e2sr_since_kept_maps(struct e2sr_ctx *ctx);
+
+/* kept_maps.c: a deleted file's blocks from the map the last run kept */
+errcode_t e2sr_kept_maps(struct e2sr_ctx *ctx);
 
 /* inventory_since.c: the live pass, whole or since the last run */
 errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx);

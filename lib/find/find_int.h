@@ -46,6 +46,9 @@ errcode_t e2sr_inventory_tail(struct e2sr_ctx *ctx, dgrp_t group,
 errcode_t e2sr_inventory_tail_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 				     struct ext2_inode_large *inode);
 
+/* kept_maps.c: the maps of live secure-delete files, kept for the next */
+errcode_t e2sr_kept_note(struct e2sr_ctx *ctx);
+
 /* livemap.c: what the records not read claim, as the bitmaps say */
 void e2sr_livemap_take_bitmaps(struct e2sr_ctx *ctx);
 int e2sr_coverage_readable(const struct e2sr_coverage *c, __u32 tid);

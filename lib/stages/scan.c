@@ -30,7 +30,7 @@ static const struct scan_pass scan_passes[] = {
 	{ "what the next run rereads", e2sr_since_note_files },
 	{ "lives a cut run saved", e2sr_intent_seed },
 	{ "journal history", e2sr_discover_journal },
-	{ "the maps the last run kept", e2sr_since_kept_maps },
+	{ "the maps the last run kept", e2sr_kept_maps },
 	{ "what the saved lives' proof says", e2sr_intent_settle },
 };
 
