@@ -251,7 +251,9 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 	}
 	n->secure_count = inv->count;
 	/* In inode order: the tails' records came after the scan's. */
-	qsort(n->secure, n->secure_count, sizeof(*n->secure), cmp_secure);
+	if (n->secure_count)
+		qsort(n->secure, n->secure_count, sizeof(*n->secure),
+		      cmp_secure);
 	for (i = k = 0; ctx->live.residue_dirs && i < 2; i++) {
 		for (ino = 1; ino <= count; ino++) {
 			if (!ext2fs_fast_test_inode_bitmap2(
