@@ -454,20 +454,96 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 }
 
 /*
+ * Whether @ino was in use when transaction @seq committed, as the newest
+ * readable copy of its group's inode bitmap at or before @seq says: 1 in
+ * use, 0 free, -1 not known (no such copy, and the log does not reach
+ * back to the filesystem's creation, when every inode past the reserved
+ * ones was free).  The kernel logs the bitmap in the handle that
+ * allocates or frees the inode (__ext4_new_inode(), ext4_free_inode()),
+ * so no change hides between two copies.  Overwrites d->block.
+ */
+static errcode_t ino_used_at(struct discover *d, ext2_ino_t ino, __u32 seq,
+			     int *used)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	const struct e2sr_coverage *cov = &ctx->coverage;
+	__u32 ipg = fs->super->s_inodes_per_group, bit = (ino - 1) % ipg;
+	const struct e2sr_version *v;
+	size_t i, count, best = 0;
+	int found = 0;
+	blk64_t blk;
+	errcode_t err;
+
+	*used = -1;
+	blk = ext2fs_inode_bitmap_loc(fs, (ino - 1) / ipg);
+	if (!blk || bit / 8 >= fs->blocksize)
+		return 0;
+	v = e2sr_history_versions(&ctx->history, blk, &count);
+	for (i = 0; i < count; i++) {
+		if (v[i].kind != E2SR_JK_IBITMAP || !v[i].verified ||
+		    !v[i].committed || !tid_le(v[i].sequence, seq) ||
+		    !e2sr_coverage_readable(cov, v[i].sequence))
+			continue;
+		if (!found || tid_le(v[best].sequence, v[i].sequence))
+			best = i;
+		found = 1;
+	}
+	if (!found) {
+		if (cov->how == E2SR_COVER_CREATION)
+			*used = ino < EXT2_FIRST_INO(fs->super);
+		return 0;
+	}
+	err = e2sr_disc_read_copy(d, v[best].jblock, v[best].escaped, 0);
+	if (err)
+		return err;
+	*used = (d->block[bit / 8] >> (bit % 8)) & 1;
+	return 0;
+}
+
+/*
+ * Whether the slot of @ino in the copy d->block holds a record: 0 when it
+ * reads as none (never used, or wiped: all zero, or with metadata_csum a
+ * record whose checksum fails), else 1, the record in d->inode.
+ */
+static int slot_holds_record(struct discover *d, ext2_ino_t ino,
+			     const struct e2sr_version *v)
+{
+	ext2_filsys fs = d->ctx->fs;
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+	const struct ext2_inode_large *rec;
+
+	rec = (const struct ext2_inode_large *)
+	      (d->block + (ino - v->ino) * isz);
+	if (!rec->i_mode && !rec->i_flags)
+		return 0;
+	memcpy(d->inode, rec, isz);
+	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	    !ext2fs_inode_csum_verify(fs, ino, d->inode))
+		return 0;
+	return 1;
+}
+
+/*
  * Whether the identity of versions [first, end), none of which shows a
  * block map, is accounted for: the readable history (coverage.c) holds
  * its whole life, or the previous run saw all of it.
  *  - The journal reaches back to its own creation, or a readable copy of
  *    the inode's table block from before every version of it holds
- *    another record (or none) in its place: every transaction since is
- *    readable, and each change of the record logged its block, so a map
- *    it had would be in some version.
+ *    another record (or none while the inode bitmap says free) in its
+ *    place: every transaction since is readable, and each change of the
+ *    record logged its block, so a map it had would be in some version
+ *  - unless a run wiped it: a copy since then whose slot reads as no
+ *    record while the inode was in use held one a run scrubbed (a live
+ *    secure-delete file's copies are wiped; its unlink then leaves a
+ *    record with no map).  Only the state's kept maps know those blocks.
  *  - Every version is from a transaction the previous run saw: that run
  *    saw these and maybe more (its own journal wipe, cut short, may have
  *    taken the rest, after the blocks they mapped), and its state is only
  *    written when it left no lost map unanswered.
  * What the journal cannot show either way: blocks allocated, written and
- * freed between two commits.
+ * freed between two commits; a slot a run wiped with random bytes on a
+ * filesystem without metadata_csum (it reads as another's record).
  */
 static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 			      int *born)
@@ -478,16 +554,14 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 	const struct e2sr_version *v;
 	ext2_ino_t ino = d->v[first].ino;
 	__u32 ipg = fs->super->s_inodes_per_group, gen = d->v[first].generation;
-	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super), seq = 0;
-	unsigned int isz = EXT2_INODE_SIZE(fs->super);
-	int have_seq = 0, seen;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	__u32 seq = 0, last = 0, before = 0;
+	int have_seq = 0, seen, have_before, used;
 	size_t i, count;
 	blk64_t blk;
 	errcode_t err;
 
-	*born = cov->how == E2SR_COVER_CREATION;
-	if (*born)
-		return 0;
+	*born = 0;
 	seen = cov->have_prev;
 	for (i = first; i < end; i++) {
 		if (d->v[i].len) {
@@ -496,6 +570,8 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		}
 		if (!have_seq || tid_le(d->v[i].sequence, seq))
 			seq = d->v[i].sequence;
+		if (!have_seq || tid_le(last, d->v[i].sequence))
+			last = d->v[i].sequence;
 		have_seq = 1;
 		if (!tid_le(d->v[i].sequence, cov->prev.tid))
 			seen = 0;
@@ -504,39 +580,62 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		*born = 1;
 		return 0;
 	}
-	if (!cov->have_from || !ipb)
+	/* The creation of the filesystem: before every copy. */
+	have_before = cov->how == E2SR_COVER_CREATION;
+	if ((!have_before && !cov->have_from) || !ipb)
 		return 0;
 	blk = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
 	if (!blk)
 		return 0;
 	blk += ((ino - 1) % ipg) / ipb;
 	v = e2sr_history_versions(&ctx->history, blk, &count);
+	/* The newest copy from before every version that holds another. */
 	for (i = 0; i < count; i++) {
-		const struct ext2_inode_large *rec;
-
 		if (v[i].kind != E2SR_JK_ITABLE || !v[i].verified ||
 		    ino < v[i].ino || ino - v[i].ino >= v[i].ino_count ||
 		    !e2sr_coverage_readable(cov, v[i].sequence) ||
 		    (have_seq && tid_le(seq, v[i].sequence)))
 			continue;
+		if (have_before && before && tid_le(v[i].sequence, before))
+			continue;
 		err = e2sr_disc_read_copy(d, v[i].jblock, v[i].escaped, 0);
 		if (err)
 			return err;
-		rec = (const struct ext2_inode_large *)
-		      (d->block + (ino - v[i].ino) * isz);
-		if (!rec->i_mode && !rec->i_flags) {
-			*born = 1;	/* never used then */
-			return 0;
+		if (slot_holds_record(d, ino, &v[i])) {
+			if (d->inode->i_generation == gen)
+				continue;	/* itself, or a copy of it */
+		} else {
+			err = ino_used_at(d, ino, v[i].sequence, &used);
+			if (err)
+				return err;
+			if (used)
+				continue;	/* wiped, or not known */
 		}
-		memcpy(d->inode, rec, isz);
-		if (ext2fs_has_feature_metadata_csum(fs->super) &&
-		    !ext2fs_inode_csum_verify(fs, ino, d->inode))
-			continue;
-		if (d->inode->i_generation != gen) {
-			*born = 1;	/* someone else's then */
-			return 0;
-		}
+		before = v[i].sequence;	/* someone else's then, or none */
+		have_before = 1;
 	}
+	if (!have_before)
+		return 0;
+	/* No copy since then hides a version a run wiped. */
+	for (i = 0; i < count; i++) {
+		if (v[i].kind != E2SR_JK_ITABLE || !v[i].verified ||
+		    ino < v[i].ino || ino - v[i].ino >= v[i].ino_count ||
+		    !e2sr_coverage_readable(cov, v[i].sequence) ||
+		    (before && tid_le(v[i].sequence, before)) ||
+		    (have_seq && !tid_le(v[i].sequence, last)))
+			continue;
+		err = e2sr_disc_read_copy(d, v[i].jblock, v[i].escaped, 0);
+		if (err)
+			return err;
+		if (slot_holds_record(d, ino, &v[i]))
+			continue;
+		err = ino_used_at(d, ino, v[i].sequence, &used);
+		if (err)
+			return err;
+		if (used)
+			return 0;	/* a version some run wiped */
+	}
+	*born = 1;
 	return 0;
 }
 

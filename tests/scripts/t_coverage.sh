@@ -12,6 +12,9 @@
 #       deletion, no previous run: its map is lost, and so is the history
 #   1b  the same with a previous run after the wrap: the history is
 #       complete, the file's map is lost all the same
+#   1c  no state: a run wiped the copies of a live +s file's record, then
+#       the file was deleted (the unlink's copy shows no map): its map is
+#       lost, not "never had one"; an empty +s file is no loss
 #   2   the journal wraps between two runs, past a +s file created and
 #       deleted in between, with and without its inode being reused
 #   3   no wrap between two runs: complete, exit 1, state moved on
@@ -228,6 +231,54 @@ fsck_ok "$name" "$I"
 run_e2secrm -y "$I"
 [ "$rc" = 0 ] && pass "$name: then a run finds nothing" ||
 	fail "$name: then a run finds nothing" "rc=$rc $out"
+
+# ---- 1c: no state, the copies a run wiped ------------------------------
+# The journal reaches back to the filesystem's creation, so every change
+# of the record is in the ring, but the run before wiped the copies that
+# held the live file's map: the unlink's copy (size 0, no map) is all that
+# is left.  Without the state's kept map nothing proves the file had no
+# blocks: the slot the run wiped reads empty while the inode bitmap of the
+# same transaction has the inode in use.
+name="coverage 1c (no state, copies wiped by a run)"
+I=$T/c.img
+TOK=COVC-$$
+newimg "$I"
+kmount "$I" && prep_churn && mk_secret "$TOK" && kumount
+run_e2secrm -y --no-state "$I"
+[ "$rc" = 1 ] && pass "$name: the first run wipes the live file's copies" ||
+	fail "$name: the first run wipes the live file's copies" "rc=$rc $out"
+kmount "$I" && rm "$T/mnt/secret" && kumount
+before=$(count "$TOK" "$I")
+run_e2secrm -n -v --no-state "$I"
+if [ $((rc & 4)) = 4 ] && [ "$before" -gt 0 ] &&
+   echo "$out" | grep -q 'inode [0-9]*: its block map is lost'; then
+	pass "$name: -n reports the lost map ($before lines in free space, exit $rc)"
+else
+	fail "$name: -n reports the lost map" "rc=$rc, $before lines: $out"
+fi
+run_e2secrm -y --no-state --all-free-if-lost "$I"
+after=$(count "$TOK" "$I")
+if [ "$rc" = 1 ] && [ "$after" = 0 ]; then
+	pass "$name: --all-free-if-lost wipes it from free space"
+else
+	fail "$name: --all-free-if-lost wipes it" \
+		"rc=$rc, $before before, $after after: $out $err"
+fi
+fsck_ok "$name" "$I"
+# An empty +s file, created and deleted with no run between: every copy
+# of its life is in the ring and none shows a map, so nothing is lost.
+name="coverage 1c (no state, an empty +s file)"
+newimg "$I"
+kmount "$I" && prep_churn && : >"$T/mnt/empty" && chattr +s "$T/mnt/empty" &&
+	sync && rm "$T/mnt/empty" && kumount
+run_e2secrm -n -v --no-state "$I"
+if ! echo "$out" | grep -q 'block map is lost' &&
+   ! echo "$out" | grep -q 'map-gone'; then
+	pass "$name: no loss reported (exit $rc)"
+else
+	fail "$name: no loss reported" "rc=$rc $out"
+fi
+rm -f "$I"
 
 # ---- 2: the journal wraps between two runs -----------------------------
 wrap_case() {
