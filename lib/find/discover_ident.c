@@ -542,8 +542,9 @@ static int slot_holds_record(struct discover *d, ext2_ino_t ino,
  *    taken the rest, after the blocks they mapped), and its state is only
  *    written when it left no lost map unanswered.
  * What the journal cannot show either way: blocks allocated, written and
- * freed between two commits; a slot a run wiped with random bytes on a
- * filesystem without metadata_csum (it reads as another's record).
+ * freed between two commits.  (A run zeroes the parts of copies it
+ * wipes whatever the method, wipe_journal.c: a wiped slot never reads
+ * as another's record.)
  */
 static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 			      int *born)
