@@ -454,6 +454,39 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 }
 
 /*
+ * Whether the life of versions [first, end) was made after the previous
+ * run: its creation time is later than the newest commit that run saw
+ * (the kernel stamps both from one clock; the state keeps that commit's
+ * seconds) and not before the run ended (its state's time, in seconds).
+ * A life made in fast commits the kernel or that run replayed before the
+ * run has a creation time after that commit but before the run: the
+ * second test keeps it out, unless that run ended within the second the
+ * life was made.  No version may be from a transaction that run saw, or
+ * the clock is not to be trusted.  A record without a creation time
+ * proves nothing.
+ */
+static int made_after_prev(const struct discover *d, size_t first,
+			   size_t end)
+{
+	const struct e2sr_cover_prev *prev = &d->ctx->coverage.prev;
+	__u32 sec = 0;
+	size_t i;
+
+	if (!prev->tid_time || !prev->run_time)
+		return 0;
+	for (i = first; i < end; i++) {
+		if (!d->v[i].fc && tid_le(d->v[i].sequence, prev->tid))
+			return 0;
+		if (d->v[i].fc && d->v[i].fc_whole &&
+		    tid_le(d->v[i].fc_tid, prev->tid))
+			return 0;
+		if (d->v[i].crtime && (!sec || d->v[i].crtime < sec))
+			sec = d->v[i].crtime;
+	}
+	return sec && sec > prev->tid_time && sec >= prev->run_time;
+}
+
+/*
  * Whether the identity of versions [first, end), none of which shows a
  * block map, is accounted for: the readable history (coverage.c) holds
  * its whole life, or the previous run saw all of it.
@@ -466,8 +499,17 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
  *    saw these and maybe more (its own journal wipe, cut short, may have
  *    taken the rest, after the blocks they mapped), and its state is only
  *    written when it left no lost map unanswered.
+ *  - With the history back to the previous run and fast-commit windows
+ *    in use, the life was made after that run (made_after_prev()): every
+ *    transaction it lived in is readable, as from the journal's creation.
+ *    Its first version may be the first copy of its block since the run
+ *    (that run's journal wipe took the older ones), which the test above
+ *    cannot use; without this, a file made empty in a +s directory,
+ *    committed, and deleted under a new file of the same number was
+ *    reported every night as a lost map it never had.
  * What the journal cannot show either way: blocks allocated, written and
- * freed between two commits.
+ * freed between two commits; with fast commits, the windows of
+ * discover_owners.c account for them (the one it ended in too).
  */
 static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 			      int *born)
@@ -500,7 +542,8 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		if (!tid_le(d->v[i].sequence, cov->prev.tid))
 			seen = 0;
 	}
-	if (seen) {
+	if (seen || (cov->how == E2SR_COVER_PREVIOUS && d->fc_used &&
+		     made_after_prev(d, first, end))) {
 		*born = 1;
 		return 0;
 	}
