@@ -519,8 +519,7 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 	const struct e2sr_coverage *cov = &ctx->coverage;
 	const struct e2sr_version *v;
 	ext2_ino_t ino = d->v[first].ino;
-	__u32 ipg = fs->super->s_inodes_per_group, gen = d->v[first].generation;
-	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super), seq = 0;
+	__u32 gen = d->v[first].generation, seq = 0;
 	unsigned int isz = EXT2_INODE_SIZE(fs->super);
 	int have_seq = 0, seen;
 	size_t i, count;
@@ -547,12 +546,11 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		*born = 1;
 		return 0;
 	}
-	if (!cov->have_from || !ipb)
+	if (!cov->have_from)
 		return 0;
-	blk = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+	blk = e2sr_disc_itable_block(fs, ino);
 	if (!blk)
 		return 0;
-	blk += ((ino - 1) % ipg) / ipb;
 	v = e2sr_history_versions(&ctx->history, blk, &count);
 	for (i = 0; i < count; i++) {
 		const struct ext2_inode_large *rec;

@@ -141,11 +141,9 @@ static int written_in(const struct discover *d, const struct window *w,
 static int ended_in(const struct discover *d, size_t first, size_t end,
 		    __u32 *tid, int *sure)
 {
-	ext2_filsys fs = d->ctx->fs;
 	const struct e2sr_version *v;
 	ext2_ino_t ino = d->v[first].ino;
-	__u32 ipg = fs->super->s_inodes_per_group, newest = 0;
-	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	__u32 newest = 0;
 	size_t i, count;
 	int have = 0, found = 0;
 	blk64_t blk;
@@ -157,12 +155,9 @@ static int ended_in(const struct discover *d, size_t first, size_t end,
 			newest = d->v[i].sequence;
 		have = 1;
 	}
-	if (!have || !ipb || !ipg)
-		return 0;
-	blk = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+	blk = have ? e2sr_disc_itable_block(d->ctx->fs, ino) : 0;
 	if (!blk)
 		return 0;
-	blk += ((ino - 1) % ipg) / ipb;
 	v = e2sr_history_versions(&d->ctx->history, blk, &count);
 	for (i = 0; v && i < count; i++) {
 		if (v[i].kind != E2SR_JK_ITABLE || !v[i].committed ||
