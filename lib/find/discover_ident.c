@@ -525,6 +525,39 @@ static int slot_holds_record(struct discover *d, ext2_ino_t ino,
 }
 
 /*
+ * Whether the life of versions [first, end) was made after the previous
+ * run: its creation time is later than the newest commit that run saw
+ * (the kernel stamps both from one clock; the state keeps that commit's
+ * seconds) and not before the run ended (its state's time, in seconds).
+ * A life made in fast commits the kernel or that run replayed before the
+ * run has a creation time after that commit but before the run: the
+ * second test keeps it out, unless that run ended within the second the
+ * life was made.  No version may be from a transaction that run saw, or
+ * the clock is not to be trusted.  A record without a creation time
+ * proves nothing.
+ */
+static int made_after_prev(const struct discover *d, size_t first,
+			   size_t end)
+{
+	const struct e2sr_cover_prev *prev = &d->ctx->coverage.prev;
+	__u32 sec = 0;
+	size_t i;
+
+	if (!prev->tid_time || !prev->run_time)
+		return 0;
+	for (i = first; i < end; i++) {
+		if (!d->v[i].fc && tid_le(d->v[i].sequence, prev->tid))
+			return 0;
+		if (d->v[i].fc && d->v[i].fc_whole &&
+		    tid_le(d->v[i].fc_tid, prev->tid))
+			return 0;
+		if (d->v[i].crtime && (!sec || d->v[i].crtime < sec))
+			sec = d->v[i].crtime;
+	}
+	return sec && sec > prev->tid_time && sec >= prev->run_time;
+}
+
+/*
  * Whether the identity of versions [first, end), none of which shows a
  * block map, is accounted for: the readable history (coverage.c) holds
  * its whole life, or the previous run saw all of it.
@@ -541,10 +574,19 @@ static int slot_holds_record(struct discover *d, ext2_ino_t ino,
  *    saw these and maybe more (its own journal wipe, cut short, may have
  *    taken the rest, after the blocks they mapped), and its state is only
  *    written when it left no lost map unanswered.
+ *  - With the history back to the previous run and fast-commit windows
+ *    in use, the life was made after that run (made_after_prev()): every
+ *    transaction it lived in is readable, as from the journal's creation.
+ *    Its first version may be the first copy of its block since the run
+ *    (that run's journal wipe took the older ones), which the test above
+ *    cannot use; without this, a file made empty in a +s directory,
+ *    committed, and deleted under a new file of the same number was
+ *    reported every night as a lost map it never had.
  * What the journal cannot show either way: blocks allocated, written and
- * freed between two commits.  (A run zeroes the parts of copies it
- * wipes whatever the method, wipe_journal.c: a wiped slot never reads
- * as another's record.)
+ * freed between two commits; with fast commits, the windows of
+ * discover_owners.c account for them (the one it ended in too).  A run
+ * zeroes the parts of copies it wipes whatever the method
+ * (wipe_journal.c): a wiped slot never reads as another's record.
  */
 static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 			      int *born)
@@ -554,10 +596,8 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 	const struct e2sr_coverage *cov = &ctx->coverage;
 	const struct e2sr_version *v;
 	ext2_ino_t ino = d->v[first].ino;
-	__u32 ipg = fs->super->s_inodes_per_group, gen = d->v[first].generation;
-	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
-	__u32 seq = 0, last = 0, before = 0;
-	int have_seq = 0, seen, have_before, used;
+	__u32 gen = d->v[first].generation, seq = 0, last = 0, before = 0;
+	int have_seq = 0, seen, have_before, from_start, used;
 	size_t i, count;
 	blk64_t blk;
 	errcode_t err;
@@ -581,14 +621,22 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		*born = 1;
 		return 0;
 	}
-	/* The creation of the filesystem: before every copy. */
-	have_before = cov->how == E2SR_COVER_CREATION;
-	if ((!have_before && !cov->have_from) || !ipb)
+	/*
+	 * Before every version: the filesystem's creation, or the newest
+	 * transaction the previous run saw for a life made after it.
+	 */
+	from_start = cov->how == E2SR_COVER_CREATION;
+	have_before = from_start;
+	if (!have_before && cov->how == E2SR_COVER_PREVIOUS && d->fc_used &&
+	    made_after_prev(d, first, end)) {
+		before = cov->prev.tid;
+		have_before = 1;
+	}
+	if (!have_before && !cov->have_from)
 		return 0;
-	blk = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+	blk = e2sr_disc_itable_block(fs, ino);
 	if (!blk)
 		return 0;
-	blk += ((ino - 1) % ipg) / ipb;
 	v = e2sr_history_versions(&ctx->history, blk, &count);
 	/* The newest copy from before every version that holds another. */
 	for (i = 0; i < count; i++) {
@@ -597,7 +645,8 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		    !e2sr_coverage_readable(cov, v[i].sequence) ||
 		    (have_seq && tid_le(seq, v[i].sequence)))
 			continue;
-		if (have_before && before && tid_le(v[i].sequence, before))
+		if (have_before && !from_start &&
+		    tid_le(v[i].sequence, before))
 			continue;
 		err = e2sr_disc_read_copy(d, v[i].jblock, v[i].escaped, 0);
 		if (err)
@@ -614,6 +663,7 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		}
 		before = v[i].sequence;	/* someone else's then, or none */
 		have_before = 1;
+		from_start = 0;
 	}
 	if (!have_before)
 		return 0;
@@ -622,7 +672,7 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		if (v[i].kind != E2SR_JK_ITABLE || !v[i].verified ||
 		    ino < v[i].ino || ino - v[i].ino >= v[i].ino_count ||
 		    !e2sr_coverage_readable(cov, v[i].sequence) ||
-		    (before && tid_le(v[i].sequence, before)) ||
+		    (!from_start && tid_le(v[i].sequence, before)) ||
 		    (have_seq && !tid_le(v[i].sequence, last)))
 			continue;
 		err = e2sr_disc_read_copy(d, v[i].jblock, v[i].escaped, 0);
@@ -630,10 +680,14 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 			return err;
 		if (slot_holds_record(d, ino, &v[i]))
 			continue;
+		/*
+		 * Not known: no bitmap copy up to it, so the life's own
+		 * allocation (which logs one) came later.
+		 */
 		err = ino_used_at(d, ino, v[i].sequence, &used);
 		if (err)
 			return err;
-		if (used)
+		if (used == 1)
 			return 0;	/* a version some run wiped */
 	}
 	*born = 1;

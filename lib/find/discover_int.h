@@ -143,6 +143,7 @@ __u32 e2sr_disc_map_crc(const struct ext2_inode_large *inode);
 errcode_t e2sr_disc_index_files(struct discover *d);
 long e2sr_disc_find_file(const struct discover *d, ext2_ino_t ino, __u32 gen);
 int e2sr_disc_follows_refs(const struct e2sr_file *file);
+blk64_t e2sr_disc_itable_block(ext2_filsys fs, ext2_ino_t ino);
 int e2sr_disc_read_live(struct discover *d, ext2_ino_t ino);
 
 /* discover_fc.c: the fast-commit area's versions and ranges */

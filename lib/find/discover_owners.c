@@ -126,6 +126,78 @@ static int written_in(const struct discover *d, const struct window *w,
 }
 
 /*
+ * The transaction a life ended in when its record went to another file:
+ * that of the first committed copy of its inode table block after its
+ * newest version, a record changing only in a handle that logs its
+ * block.  What it gained after that version, and lost with the record,
+ * is named by no version of its own, nor is that transaction a window of
+ * the record's next owner unless that one is a secure-delete file too.
+ * Returns 0 when there is no such copy (the newest version is the newest
+ * copy of the block) or no full commit's version.  @sure is 0 when that
+ * copy failed its checksum: the life may have gone on in it, and ended
+ * later.  A life already deleted at its newest version gets one window
+ * more than it needs: free blocks wiped, never a live one.
+ */
+static int ended_in(const struct discover *d, size_t first, size_t end,
+		    __u32 *tid, int *sure)
+{
+	const struct e2sr_version *v;
+	ext2_ino_t ino = d->v[first].ino;
+	__u32 newest = 0;
+	size_t i, count;
+	int have = 0, found = 0;
+	blk64_t blk;
+
+	for (i = first; i < end; i++) {
+		if (d->v[i].fc)
+			continue;
+		if (!have || tid_le(newest, d->v[i].sequence))
+			newest = d->v[i].sequence;
+		have = 1;
+	}
+	blk = have ? e2sr_disc_itable_block(d->ctx->fs, ino) : 0;
+	if (!blk)
+		return 0;
+	v = e2sr_history_versions(&d->ctx->history, blk, &count);
+	for (i = 0; v && i < count; i++) {
+		if (v[i].kind != E2SR_JK_ITABLE || !v[i].committed ||
+		    ino < v[i].ino || ino - v[i].ino >= v[i].ino_count ||
+		    tid_le(v[i].sequence, newest))
+			continue;
+		if (!found || (__s32)(v[i].sequence - *tid) < 0) {
+			*tid = v[i].sequence;
+			*sure = v[i].verified;
+		} else if (v[i].sequence == *tid && !v[i].verified) {
+			*sure = 0;
+		}
+		found = 1;
+	}
+	return found;
+}
+
+/*
+ * Transaction @tid as a window: the blocks it may have given a file and
+ * taken back are accounted for from its bitmap copies (unseen.c), or
+ * @whole is cleared when they cannot be.
+ */
+static errcode_t add_window(struct discover *d, __u32 tid, int *whole)
+{
+	int proven;
+	errcode_t err;
+
+	err = e2sr_unseen_whole(d->ctx, &d->unseen, tid, &proven);
+	if (!err)
+		err = e2sr_array_room(&d->wins, &d->awins, d->nwins + 1,
+				      sizeof(*d->wins));
+	if (err)
+		return err;
+	d->wins[d->nwins++] = tid;
+	if (!proven)
+		*whole = 0;
+	return 0;
+}
+
+/*
  * Blocks a file gained and lost inside one transaction are in no copy of
  * its record: only in that transaction's fast commits, if it fsync'ed
  * them.  The fast-commit area holds the newest series whole (the
@@ -145,8 +217,9 @@ errcode_t e2sr_disc_check_unseen(struct discover *d, size_t first, size_t end,
 	struct window *w = NULL;
 	const struct window *prev = NULL;
 	size_t i, n = 0;
-	int proven, whole = 1;
-	errcode_t err;
+	__u32 tid = 0;
+	int sure = 0, whole = 1;
+	errcode_t err = 0;
 
 	if (!d->fc_used || file->state == E2SR_STATE_ORPHAN ||
 	    file->state == E2SR_STATE_UNCLEAR)
@@ -189,16 +262,21 @@ errcode_t e2sr_disc_check_unseen(struct discover *d, size_t first, size_t end,
 		if (d->fc_has_head &&
 		    (__s32)(w[i].sequence - d->fc_head) >= 0)
 			continue;
-		err = e2sr_unseen_whole(d->ctx, &d->unseen, w[i].sequence,
-					&proven);
-		if (!err)
-			err = e2sr_array_room(&d->wins, &d->awins,
-					      d->nwins + 1, sizeof(*d->wins));
+		err = add_window(d, w[i].sequence, &whole);
 		if (err)
 			goto out;
-		d->wins[d->nwins++] = w[i].sequence;
-		if (!proven)
+	}
+	/* The transaction that gave its record to another file, as above. */
+	if ((file->state == E2SR_STATE_DELETED ||
+	     file->state == E2SR_STATE_HISTORIC) &&
+	    ended_in(d, first, end, &tid, &sure)) {
+		if (!sure)
 			whole = 0;
+		else if (!d->fc_has_head ||
+			 (__s32)(tid - d->fc_head) < 0)
+			err = add_window(d, tid, &whole);
+		if (err)
+			goto out;
 	}
 	if (!whole && (file->state == E2SR_STATE_DELETED ||
 		       file->state == E2SR_STATE_HISTORIC)) {

@@ -235,6 +235,21 @@ int e2sr_disc_follows_refs(const struct e2sr_file *file)
 	       file->state == E2SR_STATE_HISTORIC;
 }
 
+/* The inode table block that holds @ino's record; 0 if none. */
+blk64_t e2sr_disc_itable_block(ext2_filsys fs, ext2_ino_t ino)
+{
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	blk64_t blk;
+
+	if (!ino || !ipg || !ipb || ino > fs->super->s_inodes_count)
+		return 0;
+	blk = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+	if (!blk)
+		return 0;
+	return blk + ((ino - 1) % ipg) / ipb;
+}
+
 /* The live record of @ino into d->live, on-disk bytes; 0 if read. */
 int e2sr_disc_read_live(struct discover *d, ext2_ino_t ino)
 {

@@ -32,6 +32,11 @@
 #       5 s); only the last round's fast commits survive, so the blocks
 #       of the others are in no copy: the run must wipe every one (free
 #       where those transactions' bitmaps say) or say it cannot
+#   11  fast_commit, a +s file made after the last run (which wiped the
+#       journal), committed empty, then deleted under a plain file of the
+#       same number: no lost map when it never had a block, its blocks
+#       wiped when it had some, and a file that was there at the last
+#       run still reported
 . "$(dirname "$0")/../lib.sh"
 
 why=$(can_loop_mount)
@@ -752,4 +757,119 @@ for variant in commit600 default; do
 	run_e2secrm -y "$I"
 	[ "$rc" = 0 ] && pass "$name: a second run finds nothing (exit 0)" ||
 		fail "$name: a second run finds nothing" "rc=$rc: $out"
+done
+
+# ---- 11: fast_commit, a +s file made after the last run ---------------
+# The run before wiped the whole journal (--all-journal here; a nightly
+# run's --all-free-if-lost after a wrap does the same), so the first copy
+# of a new file's inode table block since that run is the one that shows
+# it.  Made in a +s directory and committed empty, the file is deleted in
+# the next transaction and its number goes to a plain file: no copy of
+# its own shows its end.
+#   new    never written: it never had a block.  Before, the run reported
+#          its map lost (exit 5, every night on aged fast_commit images).
+#   data   written and fsync'ed before the unlink: its blocks are named
+#          only by a fast commit that the next transaction's overwrote,
+#          and are free in the bitmap copies of the transaction it ended
+#          in: the run must wipe them there, not leave them unsaid.
+#   old    a plain file with data made before the last run, emptied,
+#          flagged and deleted the same way: what it had then no copy
+#          shows, so the lost map is still reported.
+fc11_case() {
+	name="coverage 11 (fast_commit, made after the last run, $1)"
+	I=$T/fc11-$1.img
+	TOK=SECRET-FC11$1-$$
+	rm -rf "$I" "$T/st11"
+	mkimg "$I" 64M -t ext4 -b 4096 -O fast_commit -J size=4
+	if ! kmount "$I" commit=600; then
+		fail "$name" "mount failed"
+		return
+	fi
+	mkdir "$T/mnt/proj" "$T/mnt/plain"
+	chattr +s "$T/mnt/proj"
+	[ "$1" = old ] && canary "$T/mnt/plain/old" "$TOK" 40000
+	kumount
+	# The files made below come a second after the last commit this
+	# run sees, as they do hours after it in real life.
+	sleep 1
+	run_e2secrm -y --all-journal --state-dir "$T/st11" "$I"
+	if [ $((rc & 12)) != 0 ] || ! ls "$T/st11"/*.state >/dev/null 2>&1; then
+		fail "$name: the run before writes its state" "rc=$rc $out $err"
+		return
+	fi
+	kmount "$I" commit=600 || return
+	F=$T/mnt/proj/tmp
+	[ "$1" = old ] && F=$T/mnt/plain/old
+	if [ "$1" = old ]; then
+		: >"$F"
+		chattr +s "$F"
+	else
+		touch "$F"
+	fi
+	# A fast commit, and no block allocated or freed but the old
+	# file's: no bitmap copy of this transaction holds the blocks the
+	# new file takes in the next.
+	touch "$T/mnt/plain/log"
+	xfs_io -c fsync "$T/mnt/plain/log"
+	sync
+	ino=$(stat -c %i "$F")
+	if [ "$1" = data ]; then
+		canary "$F" "$TOK" 40000
+		xfs_io -c fsync "$F"
+	fi
+	rm "$F"
+	echo plain >"$T/mnt/plain/reuse"
+	reused=$(stat -c %i "$T/mnt/plain/reuse")
+	sync
+	# The next transaction's fast commits, from the area's start.
+	echo 1 >>"$T/mnt/plain/log"
+	xfs_io -c fsync "$T/mnt/plain/log"
+	kumount
+	if [ "$reused" != "$ino" ]; then
+		fail "$name: inode reused" "the plain file is $reused, not $ino"
+		return
+	fi
+	before=$(count "$TOK" "$I")
+	run_e2secrm -n -v --state-dir "$T/st11" "$I"
+	rc_n=$rc
+	out_n=$out
+	run_e2secrm -y --state-dir "$T/st11" "$I"
+	after=$(count "$TOK" "$I")
+	case $1 in
+	new)
+		if echo "$out_n" | grep -q 'map-gone\|block map is lost' ||
+		   echo "$out" | grep -q 'lost \(its\|their\) block map' ||
+		   [ $((rc & 4)) = 4 ]; then
+			fail "$name: no lost map for a file that never had a block" \
+				"-n rc=$rc_n, -y rc=$rc: $(echo "$out" | grep lost | head -2)"
+		else
+			pass "$name: no lost map for a file that never had a block (exit $rc)"
+		fi
+		;;
+	data)
+		if [ "$before" -gt 0 ] && [ "$after" = 0 ] && [ "$rc" = 1 ]; then
+			pass "$name: its blocks wiped from the transaction it ended in ($before lines before), exit 1"
+		elif [ "$after" -gt 0 ] && [ $((rc & 4)) = 0 ]; then
+			fail "$name: no secret left unsaid" \
+				"$after of $before lines left, exit $rc"
+		else
+			fail "$name: its blocks wiped, nothing reported" \
+				"$after of $before lines left, exit $rc: $(echo "$out" | grep lost | head -2)"
+		fi
+		;;
+	old)
+		if [ $((rc & 4)) = 4 ] &&
+		   echo "$out_n" | grep -q "inode $ino: its block map is lost" &&
+		   echo "$out" | grep -q 'lost \(its\|their\) block map'; then
+			pass "$name: what it had before the last run is still reported lost (exit $rc)"
+		else
+			fail "$name: what it had before the last run is reported lost" \
+				"-n rc=$rc_n, -y rc=$rc: $(echo "$out" | head -5)"
+		fi
+		;;
+	esac
+	fsck_ok "$name" "$I"
+}
+for v in new data old; do
+	fc11_case $v
 done
