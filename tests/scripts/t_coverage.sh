@@ -14,7 +14,9 @@
 #       complete, the file's map is lost all the same
 #   1c  no state: a run wiped the copies of a live +s file's record, then
 #       the file was deleted (the unlink's copy shows no map): its map is
-#       lost, not "never had one"; an empty +s file is no loss
+#       lost, not "never had one"; an empty +s file is no loss; and
+#       with a state, when the run that wiped them kept none (--no-state
+#       between two runs with a state, fast_commit)
 #   2   the journal wraps between two runs, past a +s file created and
 #       deleted in between, with and without its inode being reused
 #   3   no wrap between two runs: complete, exit 1, state moved on
@@ -284,6 +286,35 @@ else
 	fail "$name: no loss reported" "rc=$rc $out"
 fi
 rm -f "$I"
+
+# A file made after the last run with a state is in view from that run
+# on, unless a run that kept no state wiped its copies since.
+name="coverage 1c (a run without the state between two with it)"
+I=$T/c.img
+TOK=COVD-$$
+rm -rf "$T/st.d"
+mkdir -p "$T/st.d"
+mkimg "$I" 64M -t ext4 -O fast_commit
+kmount "$I" && mkdir "$T/mnt/d" && chattr +s "$T/mnt/d" && prep_churn &&
+	sync && kumount
+run_e2secrm -y --state-dir "$T/st.d" "$I"
+first=$rc
+sleep 1.1	# made after the run, by the clock the rule reads
+kmount "$I" && canary "$T/mnt/d/secret" "$TOK" 20000 && sync && kumount
+run_e2secrm -y --no-state "$I"
+second=$rc
+kmount "$I" && rm "$T/mnt/d/secret" && sync && kumount
+before=$(count "$TOK" "$I")
+run_e2secrm -n -v --state-dir "$T/st.d" "$I"
+if [ "$first" = 1 ] && [ "$second" = 1 ] && [ "$before" -gt 0 ] &&
+   [ $((rc & 4)) = 4 ] &&
+   echo "$out" | grep -q 'inode [0-9]*: its block map is lost'; then
+	pass "$name: the loss is reported ($before lines in free space, exit $rc)"
+else
+	fail "$name: the loss is reported" \
+		"runs $first $second, rc=$rc, $before lines: $out"
+fi
+rm -rf "$I" "$T/st.d"
 
 # ---- 2: the journal wraps between two runs -----------------------------
 wrap_case() {
