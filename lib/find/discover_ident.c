@@ -454,77 +454,6 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 }
 
 /*
- * Whether @ino was in use when transaction @seq committed, as the newest
- * readable copy of its group's inode bitmap at or before @seq says: 1 in
- * use, 0 free, -1 not known (no such copy, and the log does not reach
- * back to the filesystem's creation, when every inode past the reserved
- * ones was free).  The kernel logs the bitmap in the handle that
- * allocates or frees the inode (__ext4_new_inode(), ext4_free_inode()),
- * so no change hides between two copies.  Overwrites d->block.
- */
-static errcode_t ino_used_at(struct discover *d, ext2_ino_t ino, __u32 seq,
-			     int *used)
-{
-	struct e2sr_ctx *ctx = d->ctx;
-	ext2_filsys fs = ctx->fs;
-	const struct e2sr_coverage *cov = &ctx->coverage;
-	__u32 ipg = fs->super->s_inodes_per_group, bit = (ino - 1) % ipg;
-	const struct e2sr_version *v;
-	size_t i, count, best = 0;
-	int found = 0;
-	blk64_t blk;
-	errcode_t err;
-
-	*used = -1;
-	blk = ext2fs_inode_bitmap_loc(fs, (ino - 1) / ipg);
-	if (!blk || bit / 8 >= fs->blocksize)
-		return 0;
-	v = e2sr_history_versions(&ctx->history, blk, &count);
-	for (i = 0; i < count; i++) {
-		if (v[i].kind != E2SR_JK_IBITMAP || !v[i].verified ||
-		    !v[i].committed || !tid_le(v[i].sequence, seq) ||
-		    !e2sr_coverage_readable(cov, v[i].sequence))
-			continue;
-		if (!found || tid_le(v[best].sequence, v[i].sequence))
-			best = i;
-		found = 1;
-	}
-	if (!found) {
-		if (cov->how == E2SR_COVER_CREATION)
-			*used = ino < EXT2_FIRST_INO(fs->super);
-		return 0;
-	}
-	err = e2sr_disc_read_copy(d, v[best].jblock, v[best].escaped, 0);
-	if (err)
-		return err;
-	*used = (d->block[bit / 8] >> (bit % 8)) & 1;
-	return 0;
-}
-
-/*
- * Whether the slot of @ino in the copy d->block holds a record: 0 when it
- * reads as none (never used, or wiped: all zero, or with metadata_csum a
- * record whose checksum fails), else 1, the record in d->inode.
- */
-static int slot_holds_record(struct discover *d, ext2_ino_t ino,
-			     const struct e2sr_version *v)
-{
-	ext2_filsys fs = d->ctx->fs;
-	unsigned int isz = EXT2_INODE_SIZE(fs->super);
-	const struct ext2_inode_large *rec;
-
-	rec = (const struct ext2_inode_large *)
-	      (d->block + (ino - v->ino) * isz);
-	if (!rec->i_mode && !rec->i_flags)
-		return 0;
-	memcpy(d->inode, rec, isz);
-	if (ext2fs_has_feature_metadata_csum(fs->super) &&
-	    !ext2fs_inode_csum_verify(fs, ino, d->inode))
-		return 0;
-	return 1;
-}
-
-/*
  * Whether the life of versions [first, end) was made after the previous
  * run: its creation time is later than the newest commit that run saw
  * (the kernel stamps both from one clock; the state keeps that commit's
@@ -651,11 +580,12 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		err = e2sr_disc_read_copy(d, v[i].jblock, v[i].escaped, 0);
 		if (err)
 			return err;
-		if (slot_holds_record(d, ino, &v[i])) {
+		if (e2sr_disc_slot_record(d, ino, &v[i])) {
 			if (d->inode->i_generation == gen)
 				continue;	/* itself, or a copy of it */
 		} else {
-			err = ino_used_at(d, ino, v[i].sequence, &used);
+			err = e2sr_disc_ino_used_at(d, ino, v[i].sequence,
+						    &used);
 			if (err)
 				return err;
 			if (used)
@@ -678,13 +608,13 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 		err = e2sr_disc_read_copy(d, v[i].jblock, v[i].escaped, 0);
 		if (err)
 			return err;
-		if (slot_holds_record(d, ino, &v[i]))
+		if (e2sr_disc_slot_record(d, ino, &v[i]))
 			continue;
 		/*
 		 * Not known: no bitmap copy up to it, so the life's own
 		 * allocation (which logs one) came later.
 		 */
-		err = ino_used_at(d, ino, v[i].sequence, &used);
+		err = e2sr_disc_ino_used_at(d, ino, v[i].sequence, &used);
 		if (err)
 			return err;
 		if (used == 1)
@@ -694,13 +624,47 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 	return 0;
 }
 
+/*
+ * What the newest copy of a life found only in the journal says of it
+ * (mode, links, flags, size), for the report: nothing decides on these
+ * once the identity is taken.  A life seen only in fast commits keeps
+ * zeros.
+ */
+static errcode_t newest_said(struct discover *d, size_t first, size_t end,
+			     struct e2sr_file *file)
+{
+	size_t i, best = end;
+	errcode_t err;
+
+	for (i = first; i < end; i++) {
+		if (d->v[i].len)
+			continue;
+		if (best == end ||
+		    tid_le(d->v[best].sequence, d->v[i].sequence))
+			best = i;
+	}
+	if (best == end)
+		return 0;
+	err = e2sr_disc_read_copy(d, d->v[best].jblock, d->v[best].escaped,
+				  0);
+	if (err)
+		return err;
+	if (e2sr_disc_load_record(d, d->v[best].ino, d->v[best].offset, 0))
+		return 0;
+	file->mode = d->inode->i_mode;
+	file->links = d->inode->i_links_count;
+	file->flags = d->inode->i_flags;
+	file->size = EXT2_I_SIZE(d->inode);
+	return 0;
+}
+
 /* One identity: versions [first, end) of d->v, same ino and generation. */
 errcode_t e2sr_disc_take_identity(struct discover *d, size_t first, size_t end)
 {
 	struct e2sr_ctx *ctx = d->ctx;
 	const struct iversion *iv = &d->v[first];
 	struct e2sr_file *file;
-	int secrm = 0;
+	int secrm = 0, added = 0;
 	long idx, life = -1;
 	size_t i;
 	errcode_t err;
@@ -726,6 +690,7 @@ errcode_t e2sr_disc_take_identity(struct discover *d, size_t first, size_t end)
 		err = add_identity(ctx, iv, &idx);
 		if (err)
 			return err;
+		added = 1;
 	}
 	ctx->inv.files[idx].versions += end - first;
 	err = e2sr_disc_map_versions(d, first, end, (size_t)idx,
@@ -777,5 +742,8 @@ errcode_t e2sr_disc_take_identity(struct discover *d, size_t first, size_t end)
 		else
 			file->map_status |= E2SR_MAP_EMPTY;
 	}
-	return e2sr_disc_check_unseen(d, first, end, (size_t)idx);
+	err = e2sr_disc_check_unseen(d, first, end, (size_t)idx);
+	if (err || !added || ctx->inv.files[idx].state != E2SR_STATE_HISTORIC)
+		return err;
+	return newest_said(d, first, end, &ctx->inv.files[idx]);
 }

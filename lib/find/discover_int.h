@@ -144,6 +144,10 @@ errcode_t e2sr_disc_index_files(struct discover *d);
 long e2sr_disc_find_file(const struct discover *d, ext2_ino_t ino, __u32 gen);
 int e2sr_disc_follows_refs(const struct e2sr_file *file);
 blk64_t e2sr_disc_itable_block(ext2_filsys fs, ext2_ino_t ino);
+errcode_t e2sr_disc_ino_used_at(struct discover *d, ext2_ino_t ino, __u32 seq,
+				 int *used);
+int e2sr_disc_slot_record(struct discover *d, ext2_ino_t ino,
+			  const struct e2sr_version *v);
 int e2sr_disc_read_live(struct discover *d, ext2_ino_t ino);
 
 /* discover_fc.c: the fast-commit area's versions and ranges */

@@ -5,8 +5,10 @@
  * Owns reading a journal copy (escape undone) and one record out of it,
  * a record's creation time, its times, what it maps (the shape and map
  * checksums that tell one map from another), the live record of an
- * inode, and the inventory's index by identity.  What the records mean
- * is the other discover*.c files' to say.
+ * inode, whether an inode was in use when a copy was made (its bitmap's
+ * copies) and whether a copy's slot holds a record, and the inventory's
+ * index by identity.  What the records mean is the other discover*.c
+ * files' to say.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -261,4 +263,75 @@ int e2sr_disc_read_live(struct discover *d, ext2_ino_t ino)
 				 EXT2_INODE_SIZE(fs->super),
 				 READ_INODE_NOCSUM);
 	return err ? -1 : 0;
+}
+
+/*
+ * Whether @ino was in use when transaction @seq committed, as the newest
+ * readable copy of its group's inode bitmap at or before @seq says: 1 in
+ * use, 0 free, -1 not known (no such copy, and the log does not reach
+ * back to the filesystem's creation, when every inode past the reserved
+ * ones was free).  The kernel logs the bitmap in the handle that
+ * allocates or frees the inode (__ext4_new_inode(), ext4_free_inode()),
+ * so no change hides between two copies.  Overwrites d->block.
+ */
+errcode_t e2sr_disc_ino_used_at(struct discover *d, ext2_ino_t ino, __u32 seq,
+				 int *used)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	const struct e2sr_coverage *cov = &ctx->coverage;
+	__u32 ipg = fs->super->s_inodes_per_group, bit = (ino - 1) % ipg;
+	const struct e2sr_version *v;
+	size_t i, count, best = 0;
+	int found = 0;
+	blk64_t blk;
+	errcode_t err;
+
+	*used = -1;
+	blk = ext2fs_inode_bitmap_loc(fs, (ino - 1) / ipg);
+	if (!blk || bit / 8 >= fs->blocksize)
+		return 0;
+	v = e2sr_history_versions(&ctx->history, blk, &count);
+	for (i = 0; i < count; i++) {
+		if (v[i].kind != E2SR_JK_IBITMAP || !v[i].verified ||
+		    !v[i].committed || !tid_le(v[i].sequence, seq) ||
+		    !e2sr_coverage_readable(cov, v[i].sequence))
+			continue;
+		if (!found || tid_le(v[best].sequence, v[i].sequence))
+			best = i;
+		found = 1;
+	}
+	if (!found) {
+		if (cov->how == E2SR_COVER_CREATION)
+			*used = ino < EXT2_FIRST_INO(fs->super);
+		return 0;
+	}
+	err = e2sr_disc_read_copy(d, v[best].jblock, v[best].escaped, 0);
+	if (err)
+		return err;
+	*used = (d->block[bit / 8] >> (bit % 8)) & 1;
+	return 0;
+}
+
+/*
+ * Whether the slot of @ino in the copy d->block holds a record: 0 when it
+ * reads as none (never used, or wiped: all zero, or with metadata_csum a
+ * record whose checksum fails), else 1, the record in d->inode.
+ */
+int e2sr_disc_slot_record(struct discover *d, ext2_ino_t ino,
+			  const struct e2sr_version *v)
+{
+	ext2_filsys fs = d->ctx->fs;
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+	const struct ext2_inode_large *rec;
+
+	rec = (const struct ext2_inode_large *)
+	      (d->block + (ino - v->ino) * isz);
+	if (!rec->i_mode && !rec->i_flags)
+		return 0;
+	memcpy(d->inode, rec, isz);
+	if (ext2fs_has_feature_metadata_csum(fs->super) &&
+	    !ext2fs_inode_csum_verify(fs, ino, d->inode))
+		return 0;
+	return 1;
 }
