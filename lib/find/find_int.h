@@ -33,6 +33,7 @@ errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
 
 /* coverage.c */
 errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
+errcode_t e2sr_coverage_ready(struct e2sr_ctx *ctx);
 
 /* inventory.c, inventory_since.c: the live pass, whole or since */
 errcode_t e2sr_inventory_take(struct e2sr_ctx *ctx, ext2_ino_t ino,

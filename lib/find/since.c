@@ -698,12 +698,8 @@ errcode_t e2sr_since_decide(struct e2sr_ctx *ctx)
 	if (super_tests(ctx) ||
 	    s->prev.sb.groups != fs->group_desc_count)
 		goto full;
-	if (!ctx->history.built) {
-		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
-		if (err)
-			return err;
-	}
-	err = e2sr_coverage_scan(ctx);
+	/* super_tests() saw a journal: its history, and how far back. */
+	err = e2sr_coverage_ready(ctx);
 	if (err)
 		return err;
 	err = log_tests(ctx, &failed);
