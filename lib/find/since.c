@@ -223,6 +223,22 @@ static int cmp_secure(const void *a, const void *b)
 }
 
 /*
+ * The directories with residue, in inode order, in @out if not NULL:
+ * how many.
+ */
+static size_t residue_dirs(const struct e2sr_ctx *ctx, ext2_ino_t *out)
+{
+	ext2_ino_t ino = 1, end, last = ctx->fs->super->s_inodes_count;
+	size_t k = 0;
+
+	while (e2sr_next_inode_run(ctx->live.residue_dirs, &ino, last, &end))
+		for (; ino < end; ino++, k++)
+			if (out)
+				out[k] = ino;
+	return k;
+}
+
+/*
  * After the live pass: the records that carry the flag (with the first
  * directory seen naming each) and the directories with residue, as the
  * next run will reread them; and whether anything was questioned.
@@ -231,9 +247,7 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 {
 	struct e2sr_since_state *n = &ctx->since.next;
 	const struct e2sr_inventory *inv = &ctx->inv;
-	ext2_filsys fs = ctx->fs;
-	ext2_ino_t ino, count = fs->super->s_inodes_count;
-	size_t i, k;
+	size_t i, k = 0;
 	errcode_t err;
 
 	ext2fs_free_mem(&n->secure);
@@ -254,21 +268,13 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 	if (n->secure_count)
 		qsort(n->secure, n->secure_count, sizeof(*n->secure),
 		      cmp_secure);
-	for (i = k = 0; ctx->live.residue_dirs && i < 2; i++) {
-		for (ino = 1; ino <= count; ino++) {
-			if (!ext2fs_fast_test_inode_bitmap2(
-					ctx->live.residue_dirs, ino))
-				continue;
-			if (i)
-				n->dirs[k] = ino;
-			k++;
-		}
-		if (i || !k)
-			break;
+	if (ctx->live.residue_dirs)
+		k = residue_dirs(ctx, NULL);
+	if (k) {
 		err = ext2fs_get_array(k, sizeof(*n->dirs), &n->dirs);
 		if (err)
 			return err;
-		k = 0;
+		residue_dirs(ctx, n->dirs);
 	}
 	n->dir_count = k;
 	err = e2sr_kept_note(ctx);
