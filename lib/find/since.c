@@ -326,28 +326,24 @@ static errcode_t read_copy(struct e2sr_ctx *ctx, const struct e2sr_version *v,
 /*
  * Whether @blk's newest copy logged since the last run reads as the block
  * on the disk, from @off for @len bytes: the log explains the change.
+ * @buf: room for two blocks, the caller's.
  */
 static errcode_t explained(struct e2sr_ctx *ctx, blk64_t blk,
-			   unsigned int off, unsigned int len, int *yes)
+			   unsigned int off, unsigned int len,
+			   unsigned char *buf, int *yes)
 {
 	const struct e2sr_version *v = newest_since(ctx, blk);
-	unsigned char *a = NULL, *b = NULL;
+	unsigned char *copy = buf, *disk = buf + ctx->fs->blocksize;
 	errcode_t err;
 
 	*yes = 0;
 	if (!v || !blk)
 		return 0;
-	err = ext2fs_get_mem(ctx->fs->blocksize, &a);
+	err = read_copy(ctx, v, copy);
 	if (!err)
-		err = ext2fs_get_mem(ctx->fs->blocksize, &b);
+		err = io_channel_read_blk64(ctx->fs->io, blk, 1, disk);
 	if (!err)
-		err = read_copy(ctx, v, a);
-	if (!err)
-		err = io_channel_read_blk64(ctx->fs->io, blk, 1, b);
-	if (!err)
-		*yes = !memcmp(a + off, b + off, len);
-	ext2fs_free_mem(&a);
-	ext2fs_free_mem(&b);
+		*yes = !memcmp(copy + off, disk + off, len);
 	return err;
 }
 
@@ -490,28 +486,29 @@ static errcode_t group_tests(struct e2sr_ctx *ctx, int *failed)
 	struct e2sr_group_print *now = NULL;
 	ext2_filsys fs = ctx->fs;
 	unsigned int off = 0, ipb = EXT2_CLUSTERS_PER_GROUP(fs->super) / 8;
+	unsigned char *buf = NULL;
 	int yes;
 	errcode_t err;
 	dgrp_t g;
 
 	*failed = 0;
 	err = groups_print(fs, &now);
-	if (err)
-		return err;
-	for (g = 0; g < fs->group_desc_count; g++) {
+	if (!err)
+		err = ext2fs_get_array(2, fs->blocksize, &buf);
+	for (g = 0; !err && g < fs->group_desc_count; g++) {
 		if (!memcmp(&now[g], &was[g], sizeof(now[g])))
 			continue;
 		err = explained(ctx, desc_block(fs, g, &off), off,
-				EXT2_DESC_SIZE(fs->super), &yes);
+				EXT2_DESC_SIZE(fs->super), buf, &yes);
 		if (!err && yes && now[g].bbitmap != was[g].bbitmap &&
 		    !ext2fs_bg_flags_test(fs, g, EXT2_BG_BLOCK_UNINIT))
 			err = explained(ctx, ext2fs_block_bitmap_loc(fs, g),
-					0, ipb ? ipb : 1, &yes);
+					0, ipb ? ipb : 1, buf, &yes);
 		if (!err && yes && now[g].ibitmap != was[g].ibitmap &&
 		    !ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
 			err = explained(ctx, ext2fs_inode_bitmap_loc(fs, g),
 					0, (fs->super->s_inodes_per_group + 7)
-					    / 8, &yes);
+					    / 8, buf, &yes);
 		if (err)
 			break;
 		/* Trusted (the tests' hook): as if the check were not made. */
@@ -523,6 +520,7 @@ static errcode_t group_tests(struct e2sr_ctx *ctx, int *failed)
 		}
 		s->groups_changed++;
 	}
+	ext2fs_free_mem(&buf);
 	ext2fs_free_mem(&now);
 	return err;
 }
