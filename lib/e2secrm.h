@@ -707,6 +707,7 @@ struct e2sr_coverage {
 	__u64			oldest_time;
 	__u32			from;		/* tids before it: not seen */
 	__u32			bound;		/* tids from here on: not yet */
+	int			ready;		/* e2sr_coverage_ready() ran */
 };
 
 /* Whether the journal was recovered before the run. */

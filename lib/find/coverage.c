@@ -11,7 +11,10 @@
  * what the previous run saw (the caller's state file): the history is
  * complete when it reaches back to that run, or to the journal's
  * creation.  Otherwise there is a gap, and what was deleted in it cannot
- * be traced.  No I/O, no printing: the walk has read the ring already.
+ * be traced.  The scan does no I/O and prints nothing: the walk has
+ * read the ring already.  e2sr_coverage_ready() is the step the passes
+ * that need the history call (since.c, discover.c): the history built if
+ * it is not, and the scan, once a run.
  *
  * Facts this rests on, checked on Linux 6.18 and e2fsprogs 1.47.0:
  *
@@ -455,6 +458,33 @@ out:
 	ext2fs_free_mem(&cv.own);
 	ext2fs_free_mem(&cv.rel);
 	return err;
+}
+
+/*
+ * The journal's history built, if there is a journal and it is not built
+ * yet, and ctx->coverage filled from it: once a run.  Nothing the scan
+ * reads changes between the passes that ask (the journal, its walk,
+ * what the last run saw), and the scan clears have_prev when that run
+ * was another journal's: a second scan would forget the mismatch
+ * (prev_mismatch) the first one found.
+ */
+errcode_t e2sr_coverage_ready(struct e2sr_ctx *ctx)
+{
+	errcode_t err;
+
+	if (ctx->coverage.ready)
+		return 0;
+	if (ctx->journal && !ctx->history.built) {
+		err = e2sr_history_build(ctx->fs, ctx->journal, 0,
+					 &ctx->history);
+		if (err)
+			return err;
+	}
+	err = e2sr_coverage_scan(ctx);
+	if (err)
+		return err;
+	ctx->coverage.ready = 1;
+	return 0;
 }
 
 /*

@@ -50,16 +50,12 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	memset(&d, 0, sizeof(d));
 	d.ctx = ctx;
 	d.ea_inode = ext2fs_has_feature_ea_inode(fs->super);
-	if (!ctx->journal && !d.ea_inode)
-		return e2sr_coverage_scan(ctx);
-	if (ctx->journal && !ctx->history.built) {
-		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
-		if (err)
-			return err;
-	}
-	/* How far back the history reaches: what "empty" can rest on. */
-	err = e2sr_coverage_scan(ctx);
-	if (err)
+	/*
+	 * How far back the history reaches: what "empty" can rest on.  An
+	 * incremental run's decision (since.c) has asked already.
+	 */
+	err = e2sr_coverage_ready(ctx);
+	if (err || (!ctx->journal && !d.ea_inode))
 		return err;
 	d.isize = EXT2_INODE_SIZE(fs->super);
 	if (d.isize < sizeof(struct ext2_inode_large))

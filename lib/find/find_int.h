@@ -33,16 +33,11 @@ errcode_t e2sr_livemap_start(struct e2sr_ctx *ctx);
 
 /* coverage.c */
 errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx);
+errcode_t e2sr_coverage_ready(struct e2sr_ctx *ctx);
 
 /* inventory.c, inventory_since.c: the live pass, whole or since */
 errcode_t e2sr_inventory_take(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			      struct ext2_inode_large *inode, int csum_bad);
-errcode_t e2sr_inventory_next(ext2_filsys fs, ext2_inode_scan scan,
-			      ext2_ino_t *ino, struct ext2_inode_large *inode,
-			      int isize);
-errcode_t e2sr_inventory_tail(struct e2sr_ctx *ctx, dgrp_t group,
-			      unsigned char *buf, blk64_t buf_blocks,
-			      struct ext2_inode_large *inode);
 errcode_t e2sr_inventory_tail_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 				     struct ext2_inode_large *inode);
 

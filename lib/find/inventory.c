@@ -187,9 +187,9 @@ errcode_t e2sr_inventory_tail_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
  * metadata_csum only records whose checksum verifies are taken, and in
  * any case a map read from the tail wipes only blocks that are free.
  */
-errcode_t e2sr_inventory_tail(struct e2sr_ctx *ctx, dgrp_t group,
-			      unsigned char *buf, blk64_t buf_blocks,
-			      struct ext2_inode_large *inode)
+static errcode_t inventory_tail(struct e2sr_ctx *ctx, dgrp_t group,
+				unsigned char *buf, blk64_t buf_blocks,
+				struct ext2_inode_large *inode)
 {
 	ext2_filsys fs = ctx->fs;
 	int isize = EXT2_INODE_SIZE(fs->super);
@@ -252,8 +252,8 @@ static errcode_t scan_tails(struct e2sr_ctx *ctx,
 			break;
 		}
 		/* No progress here: the scan above already counted these. */
-		err = e2sr_inventory_tail(ctx, group, buf, SCAN_BUFFER_BLOCKS,
-					  inode);
+		err = inventory_tail(ctx, group, buf, SCAN_BUFFER_BLOCKS,
+				     inode);
 		if (err)
 			break;
 	}
@@ -294,9 +294,9 @@ errcode_t e2sr_inventory_take(struct e2sr_ctx *ctx, ext2_ino_t ino,
  * depends on that flag.  A big-endian host gets the record swapped, so
  * there the library checks it.
  */
-errcode_t e2sr_inventory_next(ext2_filsys fs, ext2_inode_scan scan,
-			      ext2_ino_t *ino, struct ext2_inode_large *inode,
-			      int isize)
+static errcode_t inventory_next(ext2_filsys fs, ext2_inode_scan scan,
+				ext2_ino_t *ino,
+				struct ext2_inode_large *inode, int isize)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	int had = fs->flags & EXT2_FLAG_IGNORE_CSUM_ERRORS;
@@ -398,7 +398,7 @@ errcode_t e2sr_inventory_live(struct e2sr_ctx *ctx)
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
-		err = e2sr_inventory_next(fs, scan, &ino, inode, isize);
+		err = inventory_next(fs, scan, &ino, inode, isize);
 		/*
 		 * A record whose checksum fails is still read: if it is a
 		 * free record with the flag, scrubbing it is what we want;

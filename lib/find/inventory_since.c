@@ -10,12 +10,13 @@
  * last run kept the ones that carry the flag and the directories whose
  * blocks hold bytes past their entries: they are read again too, so the
  * inventory and the directories the names plan reads are a full run's.
- * Every record of a logged block is read, one by one, and taken as the
- * scan takes it (inventory.c's e2sr_inventory_take), in inode order,
- * group by group; the records past a group's bg_itable_unused mark are
- * taken after the live set is complete, as the full run takes its
- * groups' tails.  The maps of the records not read claim no block that
- * is free now; the live set takes the bitmaps' word for them (livemap.c).
+ * Each inode table block that holds a record to read is read once, and
+ * its records are taken from it as the scan takes them (inventory.c's
+ * e2sr_inventory_take), in inode order, group by group; the records
+ * past a group's bg_itable_unused mark are taken after the live set is
+ * complete, as the full run takes its groups' tails.  The maps of the
+ * records not read claim no block that is free now; the live set takes
+ * the bitmaps' word for them (livemap.c).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -38,6 +39,13 @@ struct since_list {
 /* Cursors into since.c's sorted lists, advanced group by group. */
 struct since_walk {
 	size_t		si, di, li, ni;
+};
+
+/* Where the pass takes its records from: one inode table block. */
+struct since_read {
+	struct ext2_inode_large	*inode;	/* the record, the CPU's order */
+	unsigned char		*block;	/* the table block read last */
+	blk64_t			have;	/* which one; 0: none */
 };
 
 static errcode_t list_add(struct since_list *l, ext2_ino_t ino)
@@ -122,25 +130,65 @@ static int in_tail(ext2_filsys fs, ext2_ino_t ino)
 	return (ino - 1) % ipg >= ipg - unused;
 }
 
-/* One record, read and taken as the scan (or the tails' pass) would. */
+/*
+ * The inode table block that holds record @ino, in @rd->block unless it
+ * is there already (@rd->have), and where the record lies in it.  What
+ * ext2fs_read_inode2() refuses of a group's table is refused alike.
+ */
+static errcode_t table_block(ext2_filsys fs, ext2_ino_t ino,
+			     struct since_read *rd, const unsigned char **rec)
+{
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u64 off = (__u64)((ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
+	blk64_t itable = ext2fs_inode_table_loc(fs, (ino - 1) / ipg), blk;
+	errcode_t err;
+
+	if (!itable)
+		return EXT2_ET_MISSING_INODE_TABLE;
+	if (itable < fs->super->s_first_data_block ||
+	    itable + fs->inode_blocks_per_group - 1 >=
+	    ext2fs_blocks_count(fs->super))
+		return EXT2_ET_GDESC_BAD_INODE_TABLE;
+	blk = itable + off / fs->blocksize;
+	if (blk != rd->have) {
+		rd->have = 0;
+		err = io_channel_read_blk64(fs->io, blk, 1, rd->block);
+		if (err)
+			return err;
+		rd->have = blk;
+	}
+	*rec = rd->block + off % fs->blocksize;
+	return 0;
+}
+
+/*
+ * One record, taken as the scan (or the tails' pass) would: its checksum
+ * checked on the bytes as the disk holds them, the record in the CPU's
+ * order.
+ */
 static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			  struct ext2_inode_large *inode, int tail)
+			  struct since_read *rd, int tail)
 {
 	ext2_filsys fs = ctx->fs;
+	int isize = EXT2_INODE_SIZE(fs->super);
+	const unsigned char *rec;
 	int csum_bad = 0;
 	errcode_t err;
 
-	err = ext2fs_read_inode2(fs, ino, (struct ext2_inode *)inode,
-				 EXT2_INODE_SIZE(fs->super),
-				 READ_INODE_NOCSUM);
+	err = table_block(fs, ino, rd, &rec);
 	if (err)
 		return err;
+	if (!tail && ext2fs_has_feature_metadata_csum(fs->super))
+		csum_bad = !e2sr_inode_csum_ok(fs, ino, rec);
+	memcpy(rd->inode, rec, isize);
+	if (ext2fs_cpu_to_le32(1) != 1)
+		ext2fs_swap_inode_full(fs, rd->inode,
+				       (struct ext2_inode_large *)rec, 0,
+				       isize);
 	ctx->inv.inodes_scanned++;
 	if (tail)
-		return e2sr_inventory_tail_record(ctx, ino, inode);
-	if (ext2fs_has_feature_metadata_csum(fs->super))
-		csum_bad = !e2sr_inode_csum_ok(fs, ino, inode);
-	return e2sr_inventory_take(ctx, ino, inode, csum_bad);
+		return e2sr_inventory_tail_record(ctx, ino, rd->inode);
+	return e2sr_inventory_take(ctx, ino, rd->inode, csum_bad);
 }
 
 /*
@@ -148,8 +196,8 @@ static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
  * the mark, 1 those past it.  Groups whose table was never initialised
  * hold nothing to read.
  */
-static errcode_t read_groups(struct e2sr_ctx *ctx,
-			     struct ext2_inode_large *inode, int tails)
+static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
+			     int tails)
 {
 	ext2_filsys fs = ctx->fs;
 	struct since_walk w;
@@ -162,6 +210,7 @@ static errcode_t read_groups(struct e2sr_ctx *ctx,
 
 	memset(&w, 0, sizeof(w));
 	memset(&l, 0, sizeof(l));
+	rd->have = 0;		/* each pass reads its blocks afresh */
 	for (g = 0; !err && g < fs->group_desc_count; g++) {
 		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
@@ -183,7 +232,7 @@ static errcode_t read_groups(struct e2sr_ctx *ctx,
 			if (!tails && blk != last_blk)
 				ctx->since.table_blocks++;
 			last_blk = blk;
-			err = read_one(ctx, l.ino[i], inode, tails);
+			err = read_one(ctx, l.ino[i], rd, tails);
 		}
 		if (!tails)
 			e2sr_progress(ctx, E2SR_STAGE_SCAN,
@@ -230,7 +279,7 @@ static void kept_parents(struct e2sr_ctx *ctx)
 errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 {
 	ext2_filsys fs = ctx->fs;
-	struct ext2_inode_large *inode;
+	struct since_read rd;
 	size_t isize = EXT2_INODE_SIZE(fs->super);
 	errcode_t err;
 
@@ -240,19 +289,22 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 	err = e2sr_livemap_start(ctx);
 	if (err)
 		return err;
-	if (isize < sizeof(*inode))
-		isize = sizeof(*inode);
-	err = ext2fs_get_memzero(isize, &inode);
-	if (err)
-		return err;
-	err = read_groups(ctx, inode, 0);
+	memset(&rd, 0, sizeof(rd));
+	if (isize < sizeof(*rd.inode))
+		isize = sizeof(*rd.inode);
+	err = ext2fs_get_memzero(isize, &rd.inode);
+	if (!err)
+		err = ext2fs_get_mem(fs->blocksize, &rd.block);
+	if (!err)
+		err = read_groups(ctx, &rd, 0);
 	if (!err)
 		err = e2sr_livemap_finish(ctx);
 	if (!err) {
 		e2sr_livemap_take_bitmaps(ctx);
 		kept_parents(ctx);
-		err = read_groups(ctx, inode, 1);
+		err = read_groups(ctx, &rd, 1);
 	}
-	ext2fs_free_mem(&inode);
+	ext2fs_free_mem(&rd.block);
+	ext2fs_free_mem(&rd.inode);
 	return err;
 }

@@ -343,14 +343,17 @@ void e2sr_livemap_take_bitmaps(struct e2sr_ctx *ctx)
 	ext2_filsys fs = ctx->fs;
 	blk64_t start = fs->super->s_first_data_block, end;
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
-	ext2_ino_t ino, count = fs->super->s_inodes_count;
+	ext2_ino_t ino = 1, ino_end, count = fs->super->s_inodes_count;
 
 	while (e2sr_next_run(fs->block_map, 1, &start, last, &end)) {
 		ext2fs_mark_block_bitmap_range2(ctx->live.blocks, start,
 						end - start);
 		start = end;
 	}
-	for (ino = 1; ino <= count; ino++)
-		if (ext2fs_fast_test_inode_bitmap2(fs->inode_map, ino))
-			ext2fs_fast_mark_inode_bitmap2(ctx->live.named, ino);
+	while (e2sr_next_inode_run(fs->inode_map, &ino, count, &ino_end)) {
+		/* Inode and block bitmaps share one type. */
+		ext2fs_mark_block_bitmap_range2(ctx->live.named, ino,
+						ino_end - ino);
+		ino = ino_end;
+	}
 }

@@ -223,6 +223,22 @@ static int cmp_secure(const void *a, const void *b)
 }
 
 /*
+ * The directories with residue, in inode order, in @out if not NULL:
+ * how many.
+ */
+static size_t residue_dirs(const struct e2sr_ctx *ctx, ext2_ino_t *out)
+{
+	ext2_ino_t ino = 1, end, last = ctx->fs->super->s_inodes_count;
+	size_t k = 0;
+
+	while (e2sr_next_inode_run(ctx->live.residue_dirs, &ino, last, &end))
+		for (; ino < end; ino++, k++)
+			if (out)
+				out[k] = ino;
+	return k;
+}
+
+/*
  * After the live pass: the records that carry the flag (with the first
  * directory seen naming each) and the directories with residue, as the
  * next run will reread them; and whether anything was questioned.
@@ -231,9 +247,7 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 {
 	struct e2sr_since_state *n = &ctx->since.next;
 	const struct e2sr_inventory *inv = &ctx->inv;
-	ext2_filsys fs = ctx->fs;
-	ext2_ino_t ino, count = fs->super->s_inodes_count;
-	size_t i, k;
+	size_t i, k = 0;
 	errcode_t err;
 
 	ext2fs_free_mem(&n->secure);
@@ -254,21 +268,13 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 	if (n->secure_count)
 		qsort(n->secure, n->secure_count, sizeof(*n->secure),
 		      cmp_secure);
-	for (i = k = 0; ctx->live.residue_dirs && i < 2; i++) {
-		for (ino = 1; ino <= count; ino++) {
-			if (!ext2fs_fast_test_inode_bitmap2(
-					ctx->live.residue_dirs, ino))
-				continue;
-			if (i)
-				n->dirs[k] = ino;
-			k++;
-		}
-		if (i || !k)
-			break;
+	if (ctx->live.residue_dirs)
+		k = residue_dirs(ctx, NULL);
+	if (k) {
 		err = ext2fs_get_array(k, sizeof(*n->dirs), &n->dirs);
 		if (err)
 			return err;
-		k = 0;
+		residue_dirs(ctx, n->dirs);
 	}
 	n->dir_count = k;
 	err = e2sr_kept_note(ctx);
@@ -320,28 +326,24 @@ static errcode_t read_copy(struct e2sr_ctx *ctx, const struct e2sr_version *v,
 /*
  * Whether @blk's newest copy logged since the last run reads as the block
  * on the disk, from @off for @len bytes: the log explains the change.
+ * @buf: room for two blocks, the caller's.
  */
 static errcode_t explained(struct e2sr_ctx *ctx, blk64_t blk,
-			   unsigned int off, unsigned int len, int *yes)
+			   unsigned int off, unsigned int len,
+			   unsigned char *buf, int *yes)
 {
 	const struct e2sr_version *v = newest_since(ctx, blk);
-	unsigned char *a = NULL, *b = NULL;
+	unsigned char *copy = buf, *disk = buf + ctx->fs->blocksize;
 	errcode_t err;
 
 	*yes = 0;
 	if (!v || !blk)
 		return 0;
-	err = ext2fs_get_mem(ctx->fs->blocksize, &a);
+	err = read_copy(ctx, v, copy);
 	if (!err)
-		err = ext2fs_get_mem(ctx->fs->blocksize, &b);
+		err = io_channel_read_blk64(ctx->fs->io, blk, 1, disk);
 	if (!err)
-		err = read_copy(ctx, v, a);
-	if (!err)
-		err = io_channel_read_blk64(ctx->fs->io, blk, 1, b);
-	if (!err)
-		*yes = !memcmp(a + off, b + off, len);
-	ext2fs_free_mem(&a);
-	ext2fs_free_mem(&b);
+		*yes = !memcmp(copy + off, disk + off, len);
 	return err;
 }
 
@@ -484,28 +486,29 @@ static errcode_t group_tests(struct e2sr_ctx *ctx, int *failed)
 	struct e2sr_group_print *now = NULL;
 	ext2_filsys fs = ctx->fs;
 	unsigned int off = 0, ipb = EXT2_CLUSTERS_PER_GROUP(fs->super) / 8;
+	unsigned char *buf = NULL;
 	int yes;
 	errcode_t err;
 	dgrp_t g;
 
 	*failed = 0;
 	err = groups_print(fs, &now);
-	if (err)
-		return err;
-	for (g = 0; g < fs->group_desc_count; g++) {
+	if (!err)
+		err = ext2fs_get_array(2, fs->blocksize, &buf);
+	for (g = 0; !err && g < fs->group_desc_count; g++) {
 		if (!memcmp(&now[g], &was[g], sizeof(now[g])))
 			continue;
 		err = explained(ctx, desc_block(fs, g, &off), off,
-				EXT2_DESC_SIZE(fs->super), &yes);
+				EXT2_DESC_SIZE(fs->super), buf, &yes);
 		if (!err && yes && now[g].bbitmap != was[g].bbitmap &&
 		    !ext2fs_bg_flags_test(fs, g, EXT2_BG_BLOCK_UNINIT))
 			err = explained(ctx, ext2fs_block_bitmap_loc(fs, g),
-					0, ipb ? ipb : 1, &yes);
+					0, ipb ? ipb : 1, buf, &yes);
 		if (!err && yes && now[g].ibitmap != was[g].ibitmap &&
 		    !ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT))
 			err = explained(ctx, ext2fs_inode_bitmap_loc(fs, g),
 					0, (fs->super->s_inodes_per_group + 7)
-					    / 8, &yes);
+					    / 8, buf, &yes);
 		if (err)
 			break;
 		/* Trusted (the tests' hook): as if the check were not made. */
@@ -517,6 +520,7 @@ static errcode_t group_tests(struct e2sr_ctx *ctx, int *failed)
 		}
 		s->groups_changed++;
 	}
+	ext2fs_free_mem(&buf);
 	ext2fs_free_mem(&now);
 	return err;
 }
@@ -698,12 +702,8 @@ errcode_t e2sr_since_decide(struct e2sr_ctx *ctx)
 	if (super_tests(ctx) ||
 	    s->prev.sb.groups != fs->group_desc_count)
 		goto full;
-	if (!ctx->history.built) {
-		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
-		if (err)
-			return err;
-	}
-	err = e2sr_coverage_scan(ctx);
+	/* super_tests() saw a journal: its history, and how far back. */
+	err = e2sr_coverage_ready(ctx);
 	if (err)
 		return err;
 	err = log_tests(ctx, &failed);

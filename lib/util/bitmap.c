@@ -83,6 +83,21 @@ int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
 }
 
 /*
+ * The next run at or after *start, up to @last, of inodes set in @map:
+ * [*start, *end).  0 when there is none.
+ */
+int e2sr_next_inode_run(ext2fs_inode_bitmap map, ext2_ino_t *start,
+			ext2_ino_t last, ext2_ino_t *end)
+{
+	if (*start > last ||
+	    ext2fs_find_first_set_inode_bitmap2(map, *start, last, start))
+		return 0;
+	if (e2sr_find_first_zero_inode(map, *start, last, end))
+		*end = last + 1;
+	return 1;
+}
+
+/*
  * Whether no block of [blk, blk + count) is set in @map, as
  * ext2fs_test_block_bitmap_range2() says, for any @count: the library
  * takes the count as an unsigned int, and a run of free space on a

@@ -32,6 +32,8 @@ blk64_t e2sr_bitmap_count(ext2fs_block_bitmap map, blk64_t first,
 			  blk64_t last);
 int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
 		  blk64_t last, blk64_t *end);
+int e2sr_next_inode_run(ext2fs_inode_bitmap map, ext2_ino_t *start,
+			ext2_ino_t last, ext2_ino_t *end);
 int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b);
 int e2sr_range_clear(ext2fs_block_bitmap map, blk64_t blk, blk64_t count);
 
