@@ -503,9 +503,11 @@ static int made_after_prev(const struct discover *d, size_t first,
  *    saw these and maybe more (its own journal wipe, cut short, may have
  *    taken the rest, after the blocks they mapped), and its state is only
  *    written when it left no lost map unanswered.
- *  - With the history back to the previous run and fast-commit windows
- *    in use, the life was made after that run (made_after_prev()): every
- *    transaction it lived in is readable, as from the journal's creation.
+ *  - With the history back to the previous run, the life was made after
+ *    that run (made_after_prev()): every transaction it lived in is
+ *    readable, as from the journal's creation, and is taken as that is
+ *    (with or without fast commits: the gap between two commits below is
+ *    the same).
  *    Its first version may be the first copy of its block since the run
  *    (that run's journal wipe took the older ones), which the test above
  *    cannot use; without this, a file made empty in a +s directory,
@@ -556,7 +558,7 @@ static errcode_t born_in_view(struct discover *d, size_t first, size_t end,
 	 */
 	from_start = cov->how == E2SR_COVER_CREATION;
 	have_before = from_start;
-	if (!have_before && cov->how == E2SR_COVER_PREVIOUS && d->fc_used &&
+	if (!have_before && cov->how == E2SR_COVER_PREVIOUS &&
 	    made_after_prev(d, first, end)) {
 		before = cov->prev.tid;
 		have_before = 1;

@@ -34,11 +34,11 @@
 #       5 s); only the last round's fast commits survive, so the blocks
 #       of the others are in no copy: the run must wipe every one (free
 #       where those transactions' bitmaps say) or say it cannot
-#   11  fast_commit, a +s file made after the last run (which wiped the
-#       journal), committed empty, then deleted under a plain file of the
-#       same number: no lost map when it never had a block, its blocks
-#       wiped when it had some, and a file that was there at the last
-#       run still reported
+#   11  with and without fast_commit, a +s file made after the last run
+#       (which wiped the journal), committed empty, then deleted under a
+#       plain file of the same number: no lost map when it never had a
+#       block, its blocks wiped when it had some, and a file that was
+#       there at the last run still reported
 . "$(dirname "$0")/../lib.sh"
 
 why=$(can_loop_mount)
@@ -790,7 +790,7 @@ for variant in commit600 default; do
 		fail "$name: a second run finds nothing" "rc=$rc: $out"
 done
 
-# ---- 11: fast_commit, a +s file made after the last run ---------------
+# ---- 11: a +s file made after the last run, with and without fast_commit
 # The run before wiped the whole journal (--all-journal here; a nightly
 # run's --all-free-if-lost after a wrap does the same), so the first copy
 # of a new file's inode table block since that run is the one that shows
@@ -807,11 +807,16 @@ done
 #          flagged and deleted the same way: what it had then no copy
 #          shows, so the lost map is still reported.
 fc11_case() {
-	name="coverage 11 (fast_commit, made after the last run, $1)"
+	feat=${2:-fast_commit}
+	name="coverage 11 ($feat, made after the last run, $1)"
 	I=$T/fc11-$1.img
-	TOK=SECRET-FC11$1-$$
+	TOK=SECRET-FC11$1$feat-$$
 	rm -rf "$I" "$T/st11"
-	mkimg "$I" 64M -t ext4 -b 4096 -O fast_commit -J size=4
+	if [ "$feat" = fast_commit ]; then
+		mkimg "$I" 64M -t ext4 -b 4096 -O fast_commit -J size=4
+	else
+		mkimg "$I" 64M -t ext4 -b 4096 -J size=4
+	fi
 	if ! kmount "$I" commit=600; then
 		fail "$name" "mount failed"
 		return
@@ -901,6 +906,9 @@ fc11_case() {
 	esac
 	fsck_ok "$name" "$I"
 }
+# The same without fast commits: an fsync is a full commit, and the
+# transactions since the last run are all there is of the new file.
 for v in new data old; do
 	fc11_case $v
+	fc11_case $v nofc
 done
