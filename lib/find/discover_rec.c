@@ -280,7 +280,7 @@ errcode_t e2sr_disc_ino_used_at(struct discover *d, ext2_ino_t ino, __u32 seq,
 	struct e2sr_ctx *ctx = d->ctx;
 	ext2_filsys fs = ctx->fs;
 	const struct e2sr_coverage *cov = &ctx->coverage;
-	__u32 ipg = fs->super->s_inodes_per_group, bit = (ino - 1) % ipg;
+	__u32 ipg = fs->super->s_inodes_per_group, bit;
 	const struct e2sr_version *v;
 	size_t i, count, best = 0;
 	int found = 0;
@@ -288,6 +288,10 @@ errcode_t e2sr_disc_ino_used_at(struct discover *d, ext2_ino_t ino, __u32 seq,
 	errcode_t err;
 
 	*used = -1;
+	/* The superblock's numbers, not trusted as divisors or indices. */
+	if (!ino || !ipg || ino > fs->super->s_inodes_count)
+		return 0;
+	bit = (ino - 1) % ipg;
 	blk = ext2fs_inode_bitmap_loc(fs, (ino - 1) / ipg);
 	if (!blk || bit / 8 >= fs->blocksize)
 		return 0;
