@@ -69,6 +69,7 @@ struct cmd_opts {
 	unsigned int		full_days;	/* --full-days, or default */
 	int			have_full_days;
 	unsigned int		trust;		/* E2SECRM_TEST_TRUST */
+	int			ring_check;	/* E2SECRM_RING_CHECK */
 	int			left;		/* the run's exit bit 4 */
 };
 
@@ -155,6 +156,13 @@ enum state_result state_read_file(const char *dir, const char *path,
 				  size_t *size, struct cmd_state *st);
 int state_replace(const char *dir, const char *path, const char *text,
 		  size_t len, struct cmd_state *st);
+int state_remove(const char *dir, const char *path, struct cmd_state *st);
+
+/* state_ring.c */
+int ring_write(const char *dir, const char *uuid, __u32 since_crc,
+	       const struct e2sr_ring_facts *f, struct cmd_state *st);
+int ring_read(const char *dir, const char *uuid, __u32 since_crc,
+	      struct e2sr_ring_facts *f, struct cmd_state *st);
 
 /* run_kind.c */
 const char *run_kind_reason(const struct e2sr_ctx *ctx, char *buf,

@@ -130,6 +130,19 @@ static void load_since(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		return;
 	}
 	ctx->since.have_prev = 1;
+	/* The ring's facts: without them the journal is read whole. */
+	switch (ring_read(o->state_dir, st->uuid, st->since_crc,
+			  &ctx->since.ring_prev, st)) {
+	case 0:
+		ctx->since.have_ring = 1;
+		break;
+	case 1:
+		break;
+	default:
+		snprintf(ctx->since.ring_preset,
+			 sizeof(ctx->since.ring_preset), "%s", st->why);
+		break;
+	}
 }
 
 /*
@@ -147,6 +160,8 @@ void handover_load(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	ctx->since.force_full = o->full;
 	ctx->since.full_days = o->full_days;
 	ctx->since.trust = o->trust;
+	ctx->since.ring_check = o->ring_check;
+	ctx->since.keep_ring = !o->dry_run && !o->no_state;
 	ctx->since.now = (__u64)time(NULL);
 	if (o->no_state)
 		return;
@@ -193,8 +208,14 @@ static int save_since(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	if (!s->have_fs || !s->have_files)
 		return -1;
 	s->next.left = !!o->left;
-	if (!since_write(o->state_dir, st->uuid, &s->next, crc, st))
+	if (!since_write(o->state_dir, st->uuid, &s->next, crc, st)) {
+		if (ring_write(o->state_dir, st->uuid, *crc,
+			       e2sr_ring_keep(ctx), st))
+			com_err(program_name, 0, "warning: %s: the ring file "
+				"of %s not written (%s): the next run reads the "
+				"journal whole", o->device, st->path, st->why);
 		return 0;
+	}
 	com_err(program_name, 0, "warning: %s: the since file of %s not "
 		"written (%s): the next run is a full one", o->device,
 		st->path, st->why);

@@ -457,6 +457,13 @@ void options_parse(int argc, char **argv, struct cmd_opts *o)
 			getenv("E2SECRM_TEST_TRUST"));
 		usage();
 	}
+	/*
+	 * E2SECRM_RING_CHECK=1: a run that takes the log from the last
+	 * run's ring facts walks it whole as well, and stops (exit 8) if
+	 * the two differ: the tests' check of lib/find/ring_since.c.
+	 */
+	o->ring_check = getenv("E2SECRM_RING_CHECK") &&
+			!strcmp(getenv("E2SECRM_RING_CHECK"), "1");
 	if (!o->state_dir) {
 		const char *env = getenv("E2SECRM_STATE_DIR");
 

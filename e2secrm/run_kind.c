@@ -49,6 +49,37 @@ static const char *const why_text[E2SR_FULL_WHY_COUNT] = {
 };
 
 /* Why the run is a full one, in @buf. */
+/* Why the journal was read whole in an incremental run (ring_since.c). */
+static const char *const ring_why_text[E2SR_RF_WHY_COUNT] = {
+	[E2SR_RF_OK] = "",
+	[E2SR_RF_NONE_KEPT] = "the last run kept no ring facts",
+	[E2SR_RF_NOT_INCREMENTAL] = "a full scan reads it whole",
+	[E2SR_RF_EXTERNAL] = "the journal is on another device",
+	[E2SR_RF_ORPHANS] = "orphans are released through it",
+	[E2SR_RF_WROTE] = "this run wrote it",
+	[E2SR_RF_OTHER] = "the kept facts are of another journal",
+	[E2SR_RF_RECOVERY] = "the journal needed recovery",
+	[E2SR_RF_NO_HEAD] = "the last run saw no commit to go on from",
+	[E2SR_RF_CHAIN] = "the blocks the kernel wrote since cannot be told "
+			  "from the rest",
+	[E2SR_RF_WRAPPED] = "the kernel wrote the whole ring since",
+	[E2SR_RF_READ] = "a read failed",
+};
+
+static const char *ring_why(const struct e2sr_since *s, char *buf,
+			    size_t len)
+{
+	unsigned int why = s->ring_why;
+
+	if (why == E2SR_RF_NONE_KEPT && s->ring_preset[0]) {
+		snprintf(buf, len, "the last run's ring facts are not taken "
+			 "(%s)", s->ring_preset);
+		return buf;
+	}
+	return why < E2SR_RF_WHY_COUNT && ring_why_text[why] ?
+	       ring_why_text[why] : "?";
+}
+
 const char *run_kind_reason(const struct e2sr_ctx *ctx, char *buf,
 			    size_t len)
 {
@@ -105,6 +136,15 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       local_time(s->prev.full_time, t2, sizeof(t2)),
 		       s->groups_read, s->groups, s->table_blocks,
 		       s->groups_changed, s->log_blocks);
+		if (s->ring_used)
+			printf("%s: journal: %u of %u log blocks read (%u "
+			       "written since the last run), the rest as it "
+			       "kept them\n", o->device, s->ring_read,
+			       s->ring_blocks, s->ring_fresh);
+		else if (ctx->journal)
+			printf("%s: journal: read whole (%u log blocks): %s\n",
+			       o->device, s->ring_read,
+			       ring_why(s, why, sizeof(why)));
 		return;
 	}
 	if (o->verbose)
@@ -123,7 +163,8 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		      "\"since_tid\": null, \"since_time\": null, "
 		      "\"full_time\": null, \"groups\": null, "
 		      "\"groups_read\": null, \"table_blocks_read\": null, "
-		      "\"groups_changed\": null, \"log_blocks_since\": null",
+		      "\"groups_changed\": null, \"log_blocks_since\": null, "
+		      "\"log_blocks_read\": null, \"ring_facts\": null",
 		      f);
 		return;
 	}
@@ -148,6 +189,12 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 			"\"groups_read\": %u, \"table_blocks_read\": null, "
 			"\"groups_changed\": null, \"log_blocks_since\": null",
 			s->groups, s->groups_read);
+	fprintf(f, ", \"log_blocks_read\": %u, \"ring_facts\": ",
+		s->ring_read);
+	if (s->ring_used)
+		fputs("\"used\"", f);
+	else
+		json_string(f, ring_why(s, why, sizeof(why)));
 }
 
 /* The record's row: what was read, and since when. */

@@ -654,6 +654,27 @@ int intent_write(const char *dir, const char *uuid,
 }
 
 /* The run has ended: nothing of its intent is needed any more. */
+/* Remove @path of @dir if it is there: 0, or -1 with st->why. */
+int state_remove(const char *dir, const char *path, struct cmd_state *st)
+{
+	int dfd, r = 0;
+
+	dfd = open_dir(dir, 0, st);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (unlinkat(dfd, strrchr(path, '/') + 1, 0)) {
+		if (errno != ENOENT) {
+			why(st, "%s", strerror(errno));
+			r = -1;
+		}
+	} else if (fsync(dfd)) {
+		why(st, "%s", strerror(errno));
+		r = -1;
+	}
+	close(dfd);
+	return r;
+}
+
 int intent_clear(const char *dir, const char *uuid, struct cmd_state *st)
 {
 	int dfd, r = 0;

@@ -677,6 +677,26 @@ struct e2sr_since {
 	struct e2sr_since_state	next;
 	int			have_files;	/* next's records and dirs */
 	int			have_fs;	/* next's sb and groups */
+	/*
+	 * The ring's facts (lib/find/ring_since.c): the last run's, which
+	 * the command loads (have_ring); whether this run may take the log
+	 * blocks the kernel did not write since from them (super_ok: the
+	 * superblock tests passed); and this run's, which the command keeps
+	 * (keep_ring).  ring_check walks the whole log as well and compares.
+	 */
+	struct e2sr_ring_facts	ring_prev;
+	int			have_ring;
+	int			super_ok;
+	int			keep_ring;
+	int			ring_check;
+	struct e2sr_ring_facts	ring_next;
+	int			ring_used;	/* this run's walk took them */
+	enum e2sr_rf_why	ring_why;	/* or why not */
+	char			ring_preset[160]; /* the command's: why */
+						/* none was loaded */
+	__u32			ring_read;	/* log blocks the walk read */
+	__u32			ring_fresh;	/* of them, written since */
+	__u32			ring_blocks;	/* in the log */
 };
 
 /* Why the journal's history is complete, or is not (coverage.c). */
@@ -956,6 +976,10 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx);
 void e2sr_plan_free(struct e2sr_plan *plan);
 __u32 e2sr_coverage_pending(const struct e2sr_ctx *ctx);
 int e2sr_plan_empty(const struct e2sr_ctx *ctx);
+
+/* ring_since.c: the walk of the log with the last run's ring facts */
+errcode_t e2sr_ring_history(struct e2sr_ctx *ctx);
+const struct e2sr_ring_facts *e2sr_ring_keep(struct e2sr_ctx *ctx);
 
 /* since.c: full or incremental, and what the next run needs */
 void e2sr_since_capture_fs(struct e2sr_ctx *ctx);

@@ -475,8 +475,7 @@ errcode_t e2sr_coverage_ready(struct e2sr_ctx *ctx)
 	if (ctx->coverage.ready)
 		return 0;
 	if (ctx->journal && !ctx->history.built) {
-		err = e2sr_history_build(ctx->fs, ctx->journal, 0,
-					 &ctx->history);
+		err = e2sr_ring_history(ctx);
 		if (err)
 			return err;
 	}

@@ -20,9 +20,11 @@
  * blocks listed here, those logged since the last run, and the inodes
  * the fast-commit area names; the other records are as the last run saw
  * them: of them it rereads only those the last run kept, and the live
- * set takes the bitmaps' word for the maps of the rest (livemap.c).  The
- * journal is read whole, as in a full run.  The maps of the live
- * secure-delete files are kept_maps.c's.
+ * set takes the bitmaps' word for the maps of the rest (livemap.c).  Of
+ * the journal's log, only what the kernel wrote since is read when the
+ * superblock tests pass (super_ok), the rest taken from the ring facts
+ * the last run kept (ring_since.c).  The maps of the live secure-delete
+ * files are kept_maps.c's.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -57,6 +59,8 @@ void e2sr_since_state_free(struct e2sr_since_state *st)
 
 void e2sr_since_free(struct e2sr_since *s)
 {
+	e2sr_rf_free(&s->ring_prev);
+	e2sr_rf_free(&s->ring_next);
 	e2sr_since_state_free(&s->prev);
 	e2sr_since_state_free(&s->next);
 	ext2fs_free_mem(&s->logged);
@@ -702,6 +706,8 @@ errcode_t e2sr_since_decide(struct e2sr_ctx *ctx)
 	if (super_tests(ctx) ||
 	    s->prev.sb.groups != fs->group_desc_count)
 		goto full;
+	/* Nothing but the kernel wrote the log since: its facts hold. */
+	s->super_ok = 1;
 	/* super_tests() saw a journal: its history, and how far back. */
 	err = e2sr_coverage_ready(ctx);
 	if (err)
@@ -729,5 +735,15 @@ errcode_t e2sr_since_decide(struct e2sr_ctx *ctx)
 	return 0;
 full:
 	s->groups_read = fs->group_desc_count;
+	/*
+	 * A full run reads the whole log: the history taken from the
+	 * facts is built again (what it made of them, coverage, stays: it
+	 * is what the whole log gives).
+	 */
+	if (s->ring_used) {
+		s->super_ok = 0;
+		e2sr_history_free(&ctx->history);
+		return e2sr_ring_history(ctx);
+	}
 	return 0;
 }

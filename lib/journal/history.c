@@ -500,8 +500,72 @@ static errcode_t versions_from_walk(struct e2sr_history *h)
 	return 0;
 }
 
+static int tid_after(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) > 0;
+}
+
+/*
+ * The facts the walk filled, finished: which positions read as
+ * directories (the look's bitmaps), and where the newest transaction of
+ * the ring ended, where the kernel writes next (ring_fresh.c).
+ */
+static void finish_facts(const struct e2sr_history *h,
+			 struct e2sr_ring_facts *f)
+{
+	const struct e2sr_jwalk *w = &h->walk;
+	__u32 i, n = f->last - f->first, newest = 0;
+	size_t k;
+	int have = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!(f->bits[i] & E2SR_RF_KNOWN) ||
+		    (f->bits[i] & E2SR_RF_JBD2))
+			continue;
+		f->bits[i] &= ~(E2SR_RF_DIRLIKE | E2SR_RF_INLINE);
+		if (h->dirlike[i >> 3] & (1 << (i & 7)))
+			f->bits[i] |= E2SR_RF_DIRLIKE;
+		if (h->inline_dirs[i >> 3] & (1 << (i & 7)))
+			f->bits[i] |= E2SR_RF_INLINE;
+	}
+	for (k = 0; k < w->nblocks; k++)
+		if (!have || tid_after(w->blocks[k].sequence, newest)) {
+			newest = w->blocks[k].sequence;
+			have = 1;
+		}
+	for (k = 0; k < w->ncommits; k++)
+		if (!have || tid_after(w->commits[k].sequence, newest)) {
+			newest = w->commits[k].sequence;
+			have = 1;
+		}
+	for (k = 0; k < w->nrevokes; k++)
+		if (!have || tid_after(w->revokes[k].sequence, newest)) {
+			newest = w->revokes[k].sequence;
+			have = 1;
+		}
+	f->has_newest = 0;
+	f->newest = newest;
+	for (k = 0; have && k < w->ncommits; k++)
+		if (w->commits[k].sequence == newest) {
+			f->head = w->commits[k].jblock + 1 >= f->last ?
+				  f->first : w->commits[k].jblock + 1;
+			f->has_newest = 1;
+		}
+}
+
 errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 			     int flags, struct e2sr_history *h)
+{
+	return e2sr_history_build_facts(fs, j, flags, NULL, h);
+}
+
+/*
+ * The index, with @hf (or NULL): the walk takes what it can from the
+ * kept facts instead of the log, and fills the facts of this walk.
+ */
+errcode_t e2sr_history_build_facts(ext2_filsys fs, struct e2sr_journal *j,
+				   int flags, const struct e2sr_hist_facts *hf,
+				   struct e2sr_history *h)
 {
 	struct e2sr_jwalk_look walk_look;
 	struct rec_look look;
@@ -511,13 +575,26 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	memset(h, 0, sizeof(*h));
 	h->rec_size = EXT2_INODE_SIZE(fs->super);
 	memset(&look, 0, sizeof(look));
+	memset(&walk_look, 0, sizeof(walk_look));
 	look.fs = fs;
 	look.h = h;
 	err = e2sr_history_itable_ranges(fs, &look);
+	if (!err && j && hf && hf->out) {
+		err = e2sr_rf_init(hf->out, &j->jsb);
+		if (!err)
+			look.out = hf->out;
+	}
 	if (!err && j) {
 		walk_look.copy = e2sr_history_look_at_copy;
 		walk_look.stale = e2sr_history_look_at_stale;
+		walk_look.copy_facts = e2sr_history_look_at_facts;
+		walk_look.stale_facts = e2sr_history_stale_facts;
 		walk_look.priv = &look;
+		if (hf) {
+			walk_look.facts = hf->in;
+			walk_look.fresh = hf->fresh;
+			walk_look.out = look.out;
+		}
 		look.first = j->jsb.first;
 		look.bs = j->jsb.blocksize;
 		err = ext2fs_get_memzero((j->jsb.last - j->jsb.first) / 8 + 1,
@@ -533,9 +610,13 @@ errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 	ext2fs_free_mem(&look.r);
 	ext2fs_free_mem(&look.rec_buf);
 	if (err) {
+		if (look.out)
+			e2sr_rf_free(look.out);
 		e2sr_history_free(h);
 		return err;
 	}
+	if (look.out)
+		finish_facts(h, look.out);
 	err = versions_from_walk(h);
 	if (err) {
 		e2sr_history_free(h);

@@ -125,8 +125,22 @@ struct e2sr_history {
 /* Flags for e2sr_history_build() */
 #define E2SR_HISTORY_OWNERS	0x0001	/* find the inode of every copy */
 
+/*
+ * The kept facts a walk may take positions from (@in, with @fresh the
+ * positions the kernel wrote since, ring_fresh.c) and the facts it fills
+ * (@out, initialised by the build); any may be NULL.
+ */
+struct e2sr_hist_facts {
+	const struct e2sr_ring_facts	*in;
+	const __u8			*fresh;
+	struct e2sr_ring_facts		*out;
+};
+
 errcode_t e2sr_history_build(ext2_filsys fs, struct e2sr_journal *j,
 			     int flags, struct e2sr_history *h);
+errcode_t e2sr_history_build_facts(ext2_filsys fs, struct e2sr_journal *j,
+				   int flags, const struct e2sr_hist_facts *hf,
+				   struct e2sr_history *h);
 const struct e2sr_version *e2sr_history_versions(const struct e2sr_history *h,
 						 blk64_t blk, size_t *count);
 void e2sr_history_free(struct e2sr_history *h);

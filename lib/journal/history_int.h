@@ -33,6 +33,7 @@ struct rec_look {
 	size_t			gen_alloc;	/* of h->rec_gen */
 	size_t			slot_alloc;	/* of h->rec_slot */
 	unsigned char		*rec_buf;	/* one record */
+	struct e2sr_ring_facts	*out;		/* records kept, or NULL */
 };
 
 /* history_recs.c */
@@ -41,6 +42,10 @@ errcode_t e2sr_history_look_at_copy(void *priv, const struct e2sr_jblock *copy,
 				    const unsigned char *b);
 errcode_t e2sr_history_look_at_stale(void *priv, __u32 jblock,
 				     const unsigned char *b);
+errcode_t e2sr_history_look_at_facts(void *priv,
+				     const struct e2sr_jblock *copy,
+				     const struct e2sr_ring_facts *f);
+errcode_t e2sr_history_stale_facts(void *priv, __u32 jblock, __u16 bits);
 errcode_t e2sr_history_settle_recs(struct e2sr_history *h);
 
 #endif /* E2SR_HISTORY_INT_H */

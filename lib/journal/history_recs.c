@@ -130,37 +130,64 @@ static int record_maps_free(struct rec_look *l, const unsigned char *rec)
 	return !in || e2sr_inode_runs_free(l->fs, in);
 }
 
-errcode_t e2sr_history_look_at_copy(void *priv, const struct e2sr_jblock *copy,
-				    const unsigned char *b)
-{
-	struct rec_look *l = priv;
-	ext2_filsys fs = l->fs;
-	struct e2sr_history *h = l->h;
-	const struct itable_range *r;
-	unsigned int isz = EXT2_INODE_SIZE(fs->super);
-	__u32 ipb = fs->blocksize / isz, k, fl;
-	int escaped = !!(copy->flags & E2SR_JBD2_FLAG_ESCAPE);
-	const unsigned char *rec;
-	struct e2sr_icopy *c;
-	ext2_ino_t ino;
+/* A run as the facts keep it, and whether it is free now. */
+struct run_note {
+	ext2_filsys		fs;
+	struct e2sr_rf_writer	*w;
+	int			free;
+};
 
-	/*
-	 * A copy rewritten in place since (journal_walk.c: trusted) gives
-	 * the records that check themselves, with metadata_csum: what it
-	 * says of an inode whose checksum fails cannot be trusted.
-	 */
-	if (!copy->verified &&
-	    (!copy->trusted || !ext2fs_has_feature_metadata_csum(fs->super)))
-		return 0;
-	r = range_of(l, copy->fs_block);
-	if (!r)
-		return 0;
-	if (ipb > E2SR_IREC_SLOT + 1 || h->nrecs + ipb > UINT32_MAX ||
+static int note_run(void *priv, blk64_t pblk, __u32 len)
+{
+	struct run_note *n = priv;
+	blk64_t out;
+
+	e2sr_rf_recs_run(n->w, pblk, len);
+	if (!n->free &&
+	    (!n->fs->block_map ||
+	     !ext2fs_find_first_zero_block_bitmap2(n->fs->block_map, pblk,
+						   pblk + len - 1, &out)))
+		n->free = 1;
+	return 0;
+}
+
+/* record_maps_free(), writing the record's runs into the facts too. */
+static int record_runs_kept(struct rec_look *l, struct e2sr_rf_writer *w,
+			    const unsigned char *rec)
+{
+	struct ext2_inode_large *in = record_copy(l, rec);
+	struct run_note n;
+
+	if (!in) {
+		w->err = EXT2_ET_NO_MEMORY;
+		return 1;
+	}
+	n.fs = l->fs;
+	n.w = w;
+	n.free = !l->fs->block_map;
+	e2sr_inode_runs(l->fs, in, note_run, &n);
+	return n.free;
+}
+
+/*
+ * Room for @count records of the copy @copy of inode table block of
+ * range @r: the copy is listed, its records not yet.
+ */
+static errcode_t new_icopy(struct rec_look *l, const struct e2sr_jblock *copy,
+			   const struct itable_range *r, __u32 count,
+			   struct e2sr_icopy **ret)
+{
+	struct e2sr_history *h = l->h;
+	unsigned int isz = EXT2_INODE_SIZE(l->fs->super);
+	__u32 ipb = l->fs->blocksize / isz;
+	struct e2sr_icopy *c;
+
+	if (ipb > E2SR_IREC_SLOT + 1 || h->nrecs + count > UINT32_MAX ||
 	    e2sr_array_room(&h->icopies, &l->alloc, h->nicopies + 1,
 			    sizeof(*h->icopies)) ||
-	    e2sr_array_room(&h->rec_gen, &l->gen_alloc, h->nrecs + ipb,
+	    e2sr_array_room(&h->rec_gen, &l->gen_alloc, h->nrecs + count,
 			    sizeof(*h->rec_gen)) ||
-	    e2sr_array_room(&h->rec_slot, &l->slot_alloc, h->nrecs + ipb,
+	    e2sr_array_room(&h->rec_slot, &l->slot_alloc, h->nrecs + count,
 			    sizeof(*h->rec_slot)))
 		return EXT2_ET_NO_MEMORY;
 	c = &h->icopies[h->nicopies];
@@ -169,7 +196,47 @@ errcode_t e2sr_history_look_at_copy(void *priv, const struct e2sr_jblock *copy,
 	c->ino = r->first + (ext2_ino_t)(copy->fs_block - r->start) * ipb;
 	c->first = h->nrecs;
 	c->count = 0;
-	c->escaped = (__u8)escaped;
+	c->escaped = !!(copy->flags & E2SR_JBD2_FLAG_ESCAPE);
+	*ret = c;
+	return 0;
+}
+
+/* Whether the look takes records from @copy at all. */
+static int takes_records(const struct rec_look *l,
+			 const struct e2sr_jblock *copy)
+{
+	/*
+	 * A copy rewritten in place since (journal_walk.c: trusted) gives
+	 * the records that check themselves, with metadata_csum: what it
+	 * says of an inode whose checksum fails cannot be trusted.
+	 */
+	return copy->verified ||
+	       (copy->trusted && ext2fs_has_feature_metadata_csum(l->fs->super));
+}
+
+static errcode_t look_records(struct rec_look *l,
+			      const struct e2sr_jblock *copy,
+			      const unsigned char *b, struct e2sr_rf_writer *w)
+{
+	ext2_filsys fs = l->fs;
+	struct e2sr_history *h = l->h;
+	const struct itable_range *r;
+	unsigned int isz = EXT2_INODE_SIZE(fs->super);
+	__u32 ipb = fs->blocksize / isz, k, fl;
+	int escaped = !!(copy->flags & E2SR_JBD2_FLAG_ESCAPE), freemap;
+	const unsigned char *rec;
+	struct e2sr_icopy *c;
+	ext2_ino_t ino;
+	errcode_t err;
+
+	if (!takes_records(l, copy))
+		return 0;
+	r = range_of(l, copy->fs_block);
+	if (!r)
+		return 0;
+	err = new_icopy(l, copy, r, ipb, &c);
+	if (err)
+		return err;
 	for (k = 0; k < ipb && (k + 1) * isz <= fs->blocksize; k++) {
 		ino = c->ino + k;
 		if (ino > fs->super->s_inodes_count)
@@ -188,8 +255,81 @@ errcode_t e2sr_history_look_at_copy(void *priv, const struct e2sr_jblock *copy,
 			ext2fs_le32_to_cpu(*(const __u32 *)(rec + 100));
 		h->rec_slot[h->nrecs] = (__u16)k |
 			((fl & (EXT2_SECRM_FL | EXT4_EA_INODE_FL)) ?
-			 E2SR_IREC_FLAGGED : 0) |
-			(record_maps_free(l, rec) ? E2SR_IREC_FREEMAP : 0);
+			 E2SR_IREC_FLAGGED : 0);
+		if (w) {
+			e2sr_rf_recs_add(w, h->rec_slot[h->nrecs],
+					 h->rec_gen[h->nrecs]);
+			freemap = record_runs_kept(l, w, rec);
+		} else {
+			freemap = record_maps_free(l, rec);
+		}
+		if (freemap)
+			h->rec_slot[h->nrecs] |= E2SR_IREC_FREEMAP;
+		h->nrecs++;
+		c->count++;
+	}
+	if (c->count)
+		h->nicopies++;
+	return 0;
+}
+
+errcode_t e2sr_history_look_at_copy(void *priv, const struct e2sr_jblock *copy,
+				    const unsigned char *b)
+{
+	struct rec_look *l = priv;
+	struct e2sr_rf_writer w;
+	errcode_t err;
+
+	if (!l->out || l->out->broken)
+		return look_records(l, copy, b, NULL);
+	/*
+	 * Kept even when no record is taken: the next run then knows the
+	 * look was made, and does not read the copy for it.
+	 */
+	e2sr_rf_recs_begin(&w, l->out, copy->jblock, !copy->verified);
+	err = look_records(l, copy, b, &w);
+	e2sr_rf_recs_end(&w);
+	return err;
+}
+
+/*
+ * The look at a copy whose records the facts kept (journal_walk.c): the
+ * same records, and whether a run each names is free now.
+ */
+errcode_t e2sr_history_look_at_facts(void *priv,
+				     const struct e2sr_jblock *copy,
+				     const struct e2sr_ring_facts *f)
+{
+	struct rec_look *l = priv;
+	struct e2sr_history *h = l->h;
+	const struct itable_range *r;
+	struct e2sr_rf_reader rd;
+	struct e2sr_rf_rec rec;
+	struct e2sr_icopy *c;
+	blk64_t pblk, out;
+	__u32 len;
+	int freemap;
+	errcode_t err;
+
+	if (!takes_records(l, copy))
+		return 0;
+	r = range_of(l, copy->fs_block);
+	if (!r || !e2sr_rf_recs_open(f, copy->jblock, &rd) || !rd.left)
+		return 0;
+	err = new_icopy(l, copy, r, rd.left, &c);
+	if (err)
+		return err;
+	while (e2sr_rf_recs_next(&rd, &rec)) {
+		freemap = !l->fs->block_map;
+		while (e2sr_rf_recs_next_run(&rd, &pblk, &len))
+			if (!freemap && len &&
+			    !ext2fs_find_first_zero_block_bitmap2(
+				    l->fs->block_map, pblk, pblk + len - 1,
+				    &out))
+				freemap = 1;
+		h->rec_gen[h->nrecs] = rec.generation;
+		h->rec_slot[h->nrecs] = rec.slot |
+					(freemap ? E2SR_IREC_FREEMAP : 0);
 		h->nrecs++;
 		c->count++;
 	}
@@ -270,6 +410,20 @@ errcode_t e2sr_history_look_at_stale(void *priv, __u32 jblock,
 	if (e2sr_dir_shaped(b, l->bs))
 		h->dirlike[i >> 3] |= 1 << (i & 7);
 	if (has_inline_dir(b, l->bs, EXT2_INODE_SIZE(l->fs->super)))
+		h->inline_dirs[i >> 3] |= 1 << (i & 7);
+	return 0;
+}
+
+/* e2sr_history_look_at_stale() from the kept facts' bits. */
+errcode_t e2sr_history_stale_facts(void *priv, __u32 jblock, __u16 bits)
+{
+	struct rec_look *l = priv;
+	struct e2sr_history *h = l->h;
+	__u32 i = jblock - l->first;
+
+	if (bits & E2SR_RF_DIRLIKE)
+		h->dirlike[i >> 3] |= 1 << (i & 7);
+	if (bits & E2SR_RF_INLINE)
 		h->inline_dirs[i >> 3] |= 1 << (i & 7);
 	return 0;
 }

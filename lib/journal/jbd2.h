@@ -215,6 +215,9 @@ errcode_t e2sr_jdesc_tags(const struct e2sr_jsb *jsb, const void *block,
 			  e2sr_tag_fn cb, void *priv);
 __u32 e2sr_jtag_csum(const struct e2sr_jsb *jsb, __u32 sequence,
 		     const void *data);
+int e2sr_jtag_verifies(const struct e2sr_jsb *jsb, __u32 sequence,
+		       __u32 flags, __u32 tag_csum, const unsigned char *data,
+		       unsigned char *scratch);
 errcode_t e2sr_jtag_csum_ok(const struct e2sr_jsb *jsb, __u32 sequence,
 			    const void *data, __u32 tag_csum);
 errcode_t e2sr_jdesc_set_csum(const struct e2sr_jsb *jsb, void *block,

@@ -20,6 +20,8 @@
 #include "history.h"
 #include "fast_commit.h"
 #include "fc_replay.h"
+#include "ring_facts.h"
+#include "ring_fresh.h"
 
 
 #endif /* E2SR_JOURNAL_H */

@@ -305,6 +305,8 @@ void e2sr_journal_close(struct e2sr_journal *j)
 	ext2fs_free_mem(&j->sorted);
 	ext2fs_free_mem(&j->sbuf);
 	ext2fs_free_mem(&j->win);
+	ext2fs_free_mem(&j->written);
+	ext2fs_free_mem(&j->zeroed);
 	ext2fs_free_mem(&j);
 }
 
@@ -381,6 +383,71 @@ void e2sr_journal_want(struct e2sr_journal *j, const __u8 *map, __u32 first,
 	j->want = map;
 	j->want_first = first;
 	j->want_len = map ? len : 0;
+}
+
+/*
+ * Log blocks [@jblock, +@count) are about to be written by this run
+ * (wrapping at the log's end): what it read of them is no longer so.
+ */
+void e2sr_journal_note_write(struct e2sr_journal *j, __u32 jblock,
+			     __u32 count)
+{
+	__u32 len = j->jsb.last - j->jsb.first, i;
+
+	if (!j->written && !j->written_lost &&
+	    ext2fs_get_memzero(len / 8 + 1, &j->written))
+		j->written_lost = 1;
+	for (; count; count--, jblock++) {
+		if (jblock >= j->jsb.last)
+			jblock = j->jsb.first;
+		if (jblock < j->jsb.first || !j->written) {
+			j->written_lost = 1;
+			continue;
+		}
+		i = jblock - j->jsb.first;
+		j->written[i >> 3] |= 1 << (i & 7);
+	}
+}
+
+/*
+ * The same, for blocks the write leaves all zero (whole copies zeroed):
+ * what they hold is known without reading them again.
+ */
+void e2sr_journal_note_zero(struct e2sr_journal *j, __u32 jblock, __u32 count)
+{
+	__u32 len = j->jsb.last - j->jsb.first, i;
+
+	e2sr_journal_note_write(j, jblock, count);
+	if (!j->zeroed && ext2fs_get_memzero(len / 8 + 1, &j->zeroed))
+		return;		/* only written, then */
+	for (; count; count--, jblock++) {
+		if (jblock >= j->jsb.last)
+			jblock = j->jsb.first;
+		if (jblock < j->jsb.first)
+			continue;
+		i = jblock - j->jsb.first;
+		j->zeroed[i >> 3] |= 1 << (i & 7);
+	}
+}
+
+/* Whether this run left log block @jblock all zero. */
+int e2sr_journal_zeroed(const struct e2sr_journal *j, __u32 jblock)
+{
+	__u32 i = jblock - j->jsb.first;
+
+	return j->zeroed && jblock >= j->jsb.first && jblock < j->jsb.last &&
+	       (j->zeroed[i >> 3] & (1 << (i & 7)));
+}
+
+/* Whether this run wrote log block @jblock (or may have). */
+int e2sr_journal_wrote(const struct e2sr_journal *j, __u32 jblock)
+{
+	__u32 i = jblock - j->jsb.first;
+
+	if (j->written_lost)
+		return 1;
+	return j->written && jblock >= j->jsb.first && jblock < j->jsb.last &&
+	       (j->written[i >> 3] & (1 << (i & 7)));
 }
 
 /* Wanted blocks this far apart are read in one go. */
@@ -461,6 +528,7 @@ errcode_t e2sr_journal_write_sb(struct e2sr_journal *j, __u32 sequence,
 				     j->pmap[0], 1, p);
 	if (!err)
 		err = io_channel_flush(j->io);
+	j->sb_written = 1;
 	if (!err) {
 		j->jsb.sequence = sequence;
 		j->jsb.start = start;

@@ -288,6 +288,28 @@ errcode_t e2sr_jtag_csum_ok(const struct e2sr_jsb *jsb, __u32 sequence,
 	return crc == tag_csum ? 0 : E2SR_ERR_JOURNAL_BAD_CSUM;
 }
 
+/*
+ * Whether @data, the bytes a tag of @sequence with @flags and @tag_csum
+ * claims, is that copy: its checksum holds (or the journal has none), as
+ * stored or, escaped, as it was before the escape (some writers sum the
+ * block first).  @scratch holds a block.
+ */
+int e2sr_jtag_verifies(const struct e2sr_jsb *jsb, __u32 sequence,
+		       __u32 flags, __u32 tag_csum, const unsigned char *data,
+		       unsigned char *scratch)
+{
+	if (!e2sr_jtag_csum_ok(jsb, sequence, data, tag_csum))
+		return 1;
+	if (!(flags & E2SR_JBD2_FLAG_ESCAPE) || !jsb->csum_version)
+		return 0;
+	memcpy(scratch, data, jsb->blocksize);
+	scratch[0] = 0xC0;
+	scratch[1] = 0x3B;
+	scratch[2] = 0x39;
+	scratch[3] = 0x98;
+	return !e2sr_jtag_csum_ok(jsb, sequence, scratch, tag_csum);
+}
+
 errcode_t e2sr_jrevoke_records(const struct e2sr_jsb *jsb, const void *block,
 			       e2sr_revoke_fn cb, void *priv)
 {

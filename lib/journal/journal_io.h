@@ -38,6 +38,16 @@ struct e2sr_journal {
 	const __u8	*want;		/* a bit per log block from want_first */
 	__u32		want_first;
 	__u32		want_len;
+	/*
+	 * What this run wrote of the journal (e2sr_journal_note_write): a
+	 * bit per log block from jsb.first, whether the superblock was
+	 * rewritten, and whether a write could not be noted.  The ring's
+	 * facts (ring_facts.h) are kept only of what it did not write.
+	 */
+	__u8		*written;
+	__u8		*zeroed;	/* of them, left all zero */
+	int		sb_written;
+	int		written_lost;
 };
 
 /* journal_dev.c */
@@ -53,6 +63,11 @@ errcode_t e2sr_journal_block(struct e2sr_journal *j, __u32 jblock,
 			     const unsigned char **block);
 void e2sr_journal_want(struct e2sr_journal *j, const __u8 *map, __u32 first,
 		       __u32 len);
+void e2sr_journal_note_write(struct e2sr_journal *j, __u32 jblock,
+			     __u32 count);
+void e2sr_journal_note_zero(struct e2sr_journal *j, __u32 jblock, __u32 count);
+int e2sr_journal_zeroed(const struct e2sr_journal *j, __u32 jblock);
+int e2sr_journal_wrote(const struct e2sr_journal *j, __u32 jblock);
 errcode_t e2sr_journal_write_sb(struct e2sr_journal *j, __u32 sequence,
 				__u32 start, __s32 errno_val);
 

@@ -3,7 +3,10 @@
  *
  * Owns the scan of every block of the log area, live or stale:
  * descriptors and the data blocks that follow them, commit and revoke
- * blocks.  The blocks come through journal_dev.c's read window, in large
+ * blocks; with a run's kept facts (ring_facts.h), the positions the
+ * kernel did not write since are taken from them instead of read.  A
+ * claimed position is journal_claims.c's, the spans and the result
+ * journal_spans.c's.  The blocks come through journal_dev.c's read window, in large
  * sequential runs; the parsing is journal_format.c's.  Every
  * number the journal carries is bounded before use, every allocation is
  * sized by the journal's length, and each log position is examined a
@@ -21,113 +24,11 @@
 #include "util.h"
 #include "jbd2.h"
 #include "journal_io.h"
-#include "journal_walk.h"
-
-/* A data position some descriptor says holds a copy of a fs block. */
-struct claim {
-	__u32		pos;		/* journal block */
-	__u32		sequence;
-	__u32		flags;
-	__u32		csum;
-	__u32		desc;		/* index into walk.descs */
-	blk64_t		fs_block;
-	__u8		in_range;	/* fs_block < blocks count */
-	__u8		resolved;	/* its block looked at */
-	__u8		valid;		/* it can be that data */
-	__u8		verified;
-	__u8		trusted;	/* not verified, in a clean span */
-	__u8		zero;		/* all zero bytes */
-};
-
-struct desc_rec {
-	__u32		pos;
-	__u32		sequence;
-	__u32		ntags;
-};
-
-struct tag_rec {
-	blk64_t		blk;
-	__u32		flags;
-	__u32		csum;
-};
-
-struct walk {
-	struct e2sr_journal	*j;
-	blk64_t			fs_blocks;
-	struct e2sr_jwalk	*out;
-	const struct e2sr_jsb	*jsb;
-	__u32			loglen;	/* last - first */
-	__u32			*claim_of; /* per position: claim+1 */
-	struct claim		*claims;
-	size_t			nclaims;
-	struct desc_rec		*descs;
-	size_t			ndescs;
-	struct tag_rec		*tags;	/* one descriptor's */
-	size_t			max_tags;
-	size_t			ntags;
-	unsigned char		*scratch; /* one block */
-	const struct e2sr_jwalk_look *look; /* the caller's, or NULL */
-	errcode_t		fn_err;	/* its first error */
-};
+#include "journal_walk_int.h"
 
 static __u32 ring_next(const struct e2sr_jsb *jsb, __u32 pos)
 {
 	return pos + 1 >= jsb->last ? jsb->first : pos + 1;
-}
-
-static int starts_with_magic(const unsigned char *b)
-{
-	return b[0] == 0xC0 && b[1] == 0x3B && b[2] == 0x39 && b[3] == 0x98;
-}
-
-/* Look at the block a claim names: is it that data, does it verify? */
-/* The caller's look at a copy, as build_result will list it. */
-static void visit_copy(struct walk *w, const struct claim *c,
-		       const unsigned char *b)
-{
-	struct e2sr_jblock copy;
-
-	memset(&copy, 0, sizeof(copy));
-	copy.jblock = c->pos;
-	copy.fs_block = c->fs_block;
-	copy.sequence = c->sequence;
-	copy.desc = w->descs[c->desc].pos;
-	copy.flags = c->flags;
-	copy.verified = c->verified;
-	copy.trusted = c->trusted;
-	copy.zero = c->zero;
-	w->fn_err = w->look->copy(w->look->priv, &copy, b);
-}
-
-static void resolve_claim(struct walk *w, struct claim *c,
-			  const unsigned char *b)
-{
-	const struct e2sr_jsb *jsb = w->jsb;
-
-	c->resolved = 1;
-	/* A stored data block never begins with the magic: it is escaped. */
-	if (starts_with_magic(b)) {
-		c->valid = 0;
-		return;
-	}
-	c->valid = 1;
-	c->zero = e2sr_all_zero(b, jsb->blocksize);
-	if (!e2sr_jtag_csum_ok(jsb, c->sequence, b, c->csum)) {
-		c->verified = 1;
-	} else if ((c->flags & E2SR_JBD2_FLAG_ESCAPE) && jsb->csum_version) {
-		/* Some writers checksum the block before escaping it. */
-		memcpy(w->scratch, b, jsb->blocksize);
-		w->scratch[0] = 0xC0;
-		w->scratch[1] = 0x3B;
-		w->scratch[2] = 0x39;
-		w->scratch[3] = 0x98;
-		if (!e2sr_jtag_csum_ok(jsb, c->sequence, w->scratch, c->csum))
-			c->verified = 1;
-	}
-	/* One that does not match is shown once its span is judged. */
-	if (w->look && w->look->copy && c->in_range && !w->fn_err &&
-	    c->verified)
-		visit_copy(w, c, b);
 }
 
 static errcode_t collect_tag(void *priv, blk64_t blk, __u32 flags,
@@ -228,7 +129,7 @@ static void scan_block(struct walk *w, __u32 pos, const unsigned char *b)
 	__u32 type, seq, nrec = 0;
 
 	if (idx) {
-		resolve_claim(w, &w->claims[idx - 1], b);
+		e2sr_jw_resolve(w, &w->claims[idx - 1], b);
 		if (w->claims[idx - 1].valid)
 			return;
 	}
@@ -277,6 +178,12 @@ static void log_readahead(struct walk *w, struct e2sr_ra **ra)
 	if (!w->j->io || !w->j->io->name)
 		return;
 	for (pos = jsb->first; pos < jsb->last; pos++) {
+		/* With facts, what the kernel wrote since (mostly). */
+		if (w->look && w->look->facts &&
+		    e2sr_rf_known(w->look->facts, pos) &&
+		    !(w->look->fresh && (w->look->fresh[(pos - jsb->first) >> 3] &
+					 (1 << ((pos - jsb->first) & 7)))))
+			continue;
 		phys = e2sr_journal_phys(w->j, pos);
 		if (n && r[n - 1].offset + r[n - 1].length ==
 			 (__u64)phys * w->j->blocksize) {
@@ -294,6 +201,63 @@ out:
 	ext2fs_free_mem(&r);
 }
 
+static void mark_stale(struct walk *w, __u32 pos)
+{
+	w->out->stale[(pos - w->jsb->first) >> 3] |=
+		1 << ((pos - w->jsb->first) & 7);
+	w->out->nstale++;
+}
+
+/*
+ * Position @pos from its kept facts: what scan_block() and the stale
+ * look would make of its bytes.  A jbd2 block's bytes are kept whole.
+ */
+static void scan_facts(struct walk *w, __u32 pos)
+{
+	const struct e2sr_ring_facts *f = w->look->facts;
+	__u32 idx = w->claim_of[pos - w->jsb->first];
+	__u16 bits = f->bits[pos - f->first];
+
+	if (w->look->out && !w->look->out->broken)
+		e2sr_rf_copy_pos(w->look->out, f, pos);
+	if (bits & E2SR_RF_JBD2) {
+		e2sr_rf_get_jbd2(f, pos, w->kept);
+		scan_block(w, pos, w->kept);
+		return;
+	}
+	if (idx)
+		e2sr_jw_resolve_facts(w, &w->claims[idx - 1]);
+	if (!(bits & E2SR_RF_STALE))
+		return;
+	mark_stale(w, pos);
+	if (w->look->stale_facts && !w->fn_err)
+		w->fn_err = w->look->stale_facts(w->look->priv, pos, bits);
+}
+
+/* The facts of a position read: its bytes, and what it is. */
+static void note_read(struct walk *w, __u32 pos, const unsigned char *b,
+		      int stale)
+{
+	struct e2sr_ring_facts *out = w->look ? w->look->out : NULL;
+
+	if (!out || out->broken)
+		return;
+	if (ext2fs_be32_to_cpu(*(const __u32 *)b) == E2SR_JBD2_MAGIC) {
+		e2sr_rf_put_jbd2(out, pos, b);
+		return;
+	}
+	out->bits[pos - out->first] |= E2SR_RF_KNOWN |
+				       (stale ? E2SR_RF_STALE : 0);
+}
+
+/* Whether @pos is read: no facts, or a claim now that they do not hold. */
+static int must_read(struct walk *w, __u32 pos)
+{
+	__u32 idx = w->claim_of[pos - w->jsb->first];
+
+	return !e2sr_jw_facts_hold(w, pos, idx ? &w->claims[idx - 1] : NULL, 0);
+}
+
 /* Every position of [first, last), through the read window. */
 static errcode_t scan_log(struct walk *w)
 {
@@ -301,6 +265,7 @@ static errcode_t scan_log(struct walk *w)
 	const unsigned char *b;
 	struct e2sr_ra *ra;
 	__u32 pos;
+	int stale;
 	errcode_t err = 0;
 
 	log_readahead(w, &ra);
@@ -310,19 +275,27 @@ static errcode_t scan_log(struct walk *w)
 			break;
 		}
 		if (!((pos - jsb->first) & 255))
-			e2sr_ra_done(ra, (__u64)(pos - jsb->first) *
+			e2sr_ra_done(ra, (__u64)(w->look && w->look->facts ?
+						  w->out->read :
+						  pos - jsb->first) *
 				     w->j->blocksize);
+		if (!must_read(w, pos)) {
+			scan_facts(w, pos);
+			continue;
+		}
 		err = e2sr_journal_block(w->j, pos, &b);
 		if (err)
 			break;
+		w->out->read++;
+		if (w->look && w->look->out)
+			e2sr_rf_forget(w->look->out, pos);
 		scan_block(w, pos, b);
 		/* What is not jbd2's own may hold a copy, descriptor or not. */
-		if (ext2fs_be32_to_cpu(*(const __u32 *)b) != E2SR_JBD2_MAGIC &&
-		    !e2sr_all_zero(b, jsb->blocksize))
-		{
-			w->out->stale[(pos - jsb->first) >> 3] |=
-				1 << ((pos - jsb->first) & 7);
-			w->out->nstale++;
+		stale = ext2fs_be32_to_cpu(*(const __u32 *)b) !=
+			E2SR_JBD2_MAGIC && !e2sr_all_zero(b, jsb->blocksize);
+		note_read(w, pos, b, stale);
+		if (stale) {
+			mark_stale(w, pos);
 			if (w->look && w->look->stale && !w->fn_err)
 				w->fn_err = w->look->stale(w->look->priv, pos,
 							   b);
@@ -347,226 +320,41 @@ static errcode_t resolve_late(struct walk *w)
 
 		if (c->resolved)
 			continue;
+		if (e2sr_jw_facts_hold(w, c->pos, c, 0)) {
+			e2sr_jw_resolve_facts(w, c);
+			continue;
+		}
 		err = e2sr_journal_read(w->j, c->pos, 1, buf);
 		if (err)
 			break;
-		resolve_claim(w, c, buf);
+		w->out->read++;
+		e2sr_jw_resolve(w, c, buf);
 	}
 	ext2fs_free_mem(&buf);
 	return err;
 }
 
-static int cmp_commit_seq(const void *a, const void *b)
-{
-	const struct e2sr_jcommit_rec *x = a, *y = b;
-
-	if (x->sequence != y->sequence)
-		return x->sequence < y->sequence ? -1 : 1;
-	return x->jblock < y->jblock ? -1 : x->jblock > y->jblock;
-}
-
-/* The commit of descriptor @d's transaction after its data, or -1. */
-static long commit_of(struct walk *w, const struct e2sr_jcommit_rec *cs,
-		      size_t n, const struct desc_rec *d)
-{
-	size_t lo = 0, hi = n, mid;
-	__u64 dist;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (cs[mid].sequence < d->sequence)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < n && cs[lo].sequence == d->sequence; lo++) {
-		dist = ((__u64)cs[lo].jblock + w->loglen - d->pos) %
-		       w->loglen;
-		if (dist > d->ntags)
-			return (long)cs[lo].jblock;
-	}
-	return -1;
-}
-
-/* A commit of the descriptor's tid lies after its data in the ring. */
-static int desc_committed(struct walk *w, const struct e2sr_jcommit_rec *cs,
-			  size_t n, const struct desc_rec *d)
-{
-	return commit_of(w, cs, n, d) >= 0;
-}
-
-/* A jbd2 block of the log: where, and whose. */
-struct jpos {
-	__u32		pos;
-	__u32		sequence;
-};
-
-static int cmp_jpos(const void *a, const void *b)
-{
-	const struct jpos *x = a, *y = b;
-
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Whether a block of another transaction lies strictly in (@from, @to). */
-static int foreign_between(const struct jpos *p, size_t n, __u32 from,
-			   __u32 to, __u32 seq)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (p[mid].pos <= from)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < n && p[lo].pos < to; lo++)
-		if (p[lo].sequence != seq)
-			return 1;
-	return 0;
-}
-
 /*
- * A copy that does not match its tag, in a transaction whose descriptor
- * and commit are both there and between which no block of another
- * transaction lies, is the transaction's copy still: the log is written
- * in order, so whatever wrote inside that span later would have left its
- * own descriptor or commit there, or written over one of the two ends.
- * Such a copy was rewritten in place (a run of e2secrm zeroes parts of
- * copies it cannot seal again), or has gone bad: it is trusted, not
- * verified, and what reads it takes only what checks itself (a record
- * whose own checksum holds, history.c).  Its visit comes now.
+ * With facts, the read window reads ahead only over the positions the
+ * walk reads (what is fresh, or not known): not the ring.
  */
-static errcode_t trust_clean_spans(struct walk *w)
+static errcode_t want_fresh(struct walk *w, __u8 **want)
 {
-	const struct e2sr_jsb *jsb = w->jsb;
-	struct e2sr_jwalk *out = w->out;
-	struct e2sr_jcommit_rec *cs = NULL;
-	struct jpos *p = NULL;
-	__u8 *clean = NULL;
-	unsigned char *buf = NULL;
-	size_t i, np = 0, ncs = out->ncommits;
-	long c;
+	const struct e2sr_jwalk_look *l = w->look;
+	__u32 i;
 	errcode_t err;
 
-	if (!jsb->csum_version || !w->ndescs || !ncs)
+	*want = NULL;
+	if (!l || !l->facts)
 		return 0;
-	err = ext2fs_get_array(ncs, sizeof(*cs), &cs);
-	if (!err)
-		err = ext2fs_get_array(w->ndescs + ncs + out->nrevokes + 1,
-				       sizeof(*p), &p);
-	if (!err)
-		err = ext2fs_get_memzero(w->ndescs, &clean);
-	if (!err)
-		err = ext2fs_get_mem(jsb->blocksize, &buf);
-	if (err)
-		goto out;
-	memcpy(cs, out->commits, ncs * sizeof(*cs));
-	qsort(cs, ncs, sizeof(*cs), cmp_commit_seq);
-	for (i = 0; i < w->ndescs; i++) {
-		p[np].pos = w->descs[i].pos;
-		p[np++].sequence = w->descs[i].sequence;
-	}
-	for (i = 0; i < ncs; i++) {
-		p[np].pos = out->commits[i].jblock;
-		p[np++].sequence = out->commits[i].sequence;
-	}
-	for (i = 0; i < out->nrevokes; i++) {
-		p[np].pos = out->revokes[i].jblock;
-		p[np++].sequence = out->revokes[i].sequence;
-	}
-	qsort(p, np, sizeof(*p), cmp_jpos);
-	for (i = 0; i < w->ndescs; i++) {
-		const struct desc_rec *d = &w->descs[i];
-
-		c = commit_of(w, cs, ncs, d);
-		if (c < 0)
-			continue;
-		if ((__u32)c > d->pos)
-			clean[i] = !foreign_between(p, np, d->pos, (__u32)c,
-						    d->sequence);
-		else		/* the span wraps the ring's end */
-			clean[i] = !foreign_between(p, np, d->pos, jsb->last,
-						    d->sequence) &&
-				   !foreign_between(p, np, jsb->first - 1,
-						    (__u32)c, d->sequence);
-	}
-	for (i = 0; !err && i < w->nclaims; i++) {
-		struct claim *cl = &w->claims[i];
-
-		if (!cl->resolved || !cl->valid || cl->verified ||
-		    !clean[cl->desc])
-			continue;
-		cl->trusted = 1;
-		if (!w->look || !w->look->copy || !cl->in_range || w->fn_err)
-			continue;
-		err = e2sr_journal_read(w->j, cl->pos, 1, buf);
-		if (!err)
-			visit_copy(w, cl, buf);
-	}
-out:
-	ext2fs_free_mem(&cs);
-	ext2fs_free_mem(&p);
-	ext2fs_free_mem(&clean);
-	ext2fs_free_mem(&buf);
-	return err ? err : w->fn_err;
-}
-
-static errcode_t build_result(struct walk *w)
-{
-	struct e2sr_jwalk *out = w->out;
-	struct e2sr_jcommit_rec *sorted = NULL;
-	__u8 *committed;
-	size_t i, n = 0;
-	errcode_t err;
-
-	err = ext2fs_get_memzero(w->ndescs ? w->ndescs : 1, &committed);
+	err = ext2fs_get_memzero(w->loglen / 8 + 1, want);
 	if (err)
 		return err;
-	if (out->ncommits) {
-		err = ext2fs_get_array(out->ncommits, sizeof(*sorted),
-				       &sorted);
-		if (err) {
-			ext2fs_free_mem(&committed);
-			return err;
-		}
-		memcpy(sorted, out->commits, out->ncommits * sizeof(*sorted));
-		qsort(sorted, out->ncommits, sizeof(*sorted), cmp_commit_seq);
-		for (i = 0; i < w->ndescs; i++)
-			committed[i] = desc_committed(w, sorted,
-						      out->ncommits,
-						      &w->descs[i]);
-	}
-
-	/* Claims are made in scan order; emit in journal block order. */
-	for (i = 0; i < w->loglen; i++) {
-		__u32 idx = w->claim_of[i];
-		struct claim *c;
-		struct e2sr_jblock *b;
-
-		if (!idx)
-			continue;
-		c = &w->claims[idx - 1];
-		if (!c->valid || !c->in_range)
-			continue;
-		b = &out->blocks[n++];
-		b->jblock = c->pos;
-		b->fs_block = c->fs_block;
-		b->sequence = c->sequence;
-		b->desc = w->descs[c->desc].pos;
-		b->flags = c->flags;
-		b->verified = c->verified;
-		b->trusted = c->trusted;
-		b->zero = c->zero;
-		b->committed = committed[c->desc];
-	}
-	out->nblocks = n;
-	out->attributed = n;
-	out->unattributed = w->loglen - out->descriptors - out->ncommits -
-			    out->nrevokes - n;
-	ext2fs_free_mem(&sorted);
-	ext2fs_free_mem(&committed);
+	for (i = 0; i < w->loglen; i++)
+		if ((l->fresh && (l->fresh[i >> 3] & (1 << (i & 7)))) ||
+		    !e2sr_rf_known(l->facts, w->jsb->first + i))
+			(*want)[i >> 3] |= 1 << (i & 7);
+	e2sr_journal_want(w->j, *want, w->jsb->first, w->loglen);
 	return 0;
 }
 
@@ -588,6 +376,7 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 {
 	struct walk w;
 	const struct e2sr_jsb *jsb;
+	__u8 *want = NULL;
 	errcode_t err;
 
 	if (!out)
@@ -600,6 +389,15 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 	w.j = j;
 	w.fs_blocks = fs_blocks;
 	w.look = look;
+	/* Facts of another log are none. */
+	if (look && look->facts &&
+	    (look->facts->first != j->jsb.first ||
+	     look->facts->last != j->jsb.last ||
+	     look->facts->blocksize != j->jsb.blocksize)) {
+		w.look_copy = *look;
+		w.look_copy.facts = NULL;
+		w.look = &w.look_copy;
+	}
 	w.out = out;
 	out->jsb = j->jsb;
 	out->jsb_csum_bad = j->sb_csum_bad;
@@ -624,6 +422,8 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 	if (!err)
 		err = ext2fs_get_mem(jsb->blocksize, &w.scratch);
 	if (!err)
+		err = ext2fs_get_mem(jsb->blocksize, &w.kept);
+	if (!err)
 		err = ext2fs_get_arrayzero(w.loglen, sizeof(*out->commits),
 					   &out->commits);
 	if (!err)
@@ -637,21 +437,28 @@ errcode_t e2sr_journal_walk_visit(struct e2sr_journal *j, blk64_t fs_blocks,
 	if (err)
 		goto fail;
 
-	err = scan_log(&w);
+	err = want_fresh(&w, &want);
+	if (!err)
+		err = scan_log(&w);
 	if (!err)
 		err = resolve_late(&w);
 	if (!err)
 		err = w.fn_err;
 	if (!err)
-		err = trust_clean_spans(&w);
+		err = e2sr_jw_trust_spans(&w);
 	if (!err)
-		err = build_result(&w);
+		err = e2sr_jw_build_result(&w);
 fail:
 	ext2fs_free_mem(&w.tags);
 	ext2fs_free_mem(&w.claim_of);
 	ext2fs_free_mem(&w.claims);
 	ext2fs_free_mem(&w.descs);
 	ext2fs_free_mem(&w.scratch);
+	ext2fs_free_mem(&w.kept);
+	if (want) {
+		e2sr_journal_want(j, NULL, 0, 0);
+		ext2fs_free_mem(&want);
+	}
 	if (err)
 		e2sr_journal_walk_free(out);
 	return err;

@@ -18,6 +18,7 @@
 #include <ext2fs/ext2fs.h>
 #include "jbd2.h"
 #include "journal_io.h"
+#include "ring_facts.h"
 
 /* A journal data block attributed to a filesystem block. */
 struct e2sr_jblock {
@@ -73,6 +74,7 @@ struct e2sr_jwalk {
 	__u32			bad_blocks;	/* magic, no parse */
 	__u32			attributed;	/* == nblocks */
 	__u32			unattributed;	/* nothing accounts */
+	__u32			read;		/* log blocks read */
 };
 
 /*
@@ -89,11 +91,33 @@ typedef errcode_t (*e2sr_jcopy_fn)(void *priv, const struct e2sr_jblock *copy,
 typedef errcode_t (*e2sr_jstale_fn)(void *priv, __u32 jblock,
 				    const unsigned char *bytes);
 
-/* What the caller of e2sr_journal_walk_visit looks at; either may be NULL. */
+/*
+ * The same looks at a position taken from kept facts (ring_facts.h)
+ * instead of its bytes: @f holds @copy's records, @bits the stale
+ * block's.
+ */
+typedef errcode_t (*e2sr_jcopy_facts_fn)(void *priv,
+					 const struct e2sr_jblock *copy,
+					 const struct e2sr_ring_facts *f);
+typedef errcode_t (*e2sr_jstale_facts_fn)(void *priv, __u32 jblock,
+					  __u16 bits);
+
+/*
+ * What the caller of e2sr_journal_walk_visit looks at; any may be NULL.
+ * With @facts, a position whose @fresh bit (from jsb.first) is clear and
+ * whose facts are known is taken from them, not read (unless a tag now
+ * claims it that did not then): the looks are then the *_facts ones.
+ * @out gets the facts of every position as the walk found them.
+ */
 struct e2sr_jwalk_look {
-	e2sr_jcopy_fn	copy;
-	e2sr_jstale_fn	stale;
-	void		*priv;
+	e2sr_jcopy_fn		copy;
+	e2sr_jstale_fn		stale;
+	e2sr_jcopy_facts_fn	copy_facts;
+	e2sr_jstale_facts_fn	stale_facts;
+	void			*priv;
+	const struct e2sr_ring_facts *facts;
+	const __u8		*fresh;
+	struct e2sr_ring_facts	*out;
 };
 
 errcode_t e2sr_journal_walk(struct e2sr_journal *j, blk64_t fs_blocks,

@@ -343,12 +343,15 @@ errcode_t e2sr_orphans_log(struct e2sr_orphans *o, ext2_filsys fs,
 	if (!err)
 		err = e2sr_jtx_build(&j->jsb, o->tid, now, blk, data, nall,
 				     o->log);
-	for (i = 0; i < o->nlog && !err; i++)
+	for (i = 0; i < o->nlog && !err; i++) {
+		e2sr_journal_note_write(j, log_pos(&j->jsb, o->log_first, i),
+					1);
 		err = io_channel_write_blk64(j->io,
 					     e2sr_journal_phys(j,
 						log_pos(&j->jsb, o->log_first,
 							i)),
 					     1, o->log + (size_t)i * bs);
+	}
 	if (!err)
 		err = e2sr_journal_write_sb(j, o->tid, o->log_first, 0);
 	/* What was laid out must replay to the release, and nothing else. */
@@ -389,13 +392,16 @@ errcode_t e2sr_orphans_write_log(struct e2sr_orphans *o,
 
 	if (j->jsb.start || j->jsb.sequence + 1 != o->tid || j->external)
 		return E2SR_ERR_CHANGED;
-	for (i = 0; i < o->nlog && !err; i++)
+	for (i = 0; i < o->nlog && !err; i++) {
+		e2sr_journal_note_write(j, log_pos(&j->jsb, o->log_first, i),
+					1);
 		err = io_channel_write_blk64(j->io,
 					     e2sr_journal_phys(j,
 						log_pos(&j->jsb, o->log_first,
 							i)),
 					     1, o->log +
 					     (size_t)i * j->blocksize);
+	}
 	if (!err)
 		err = io_channel_flush(j->io);
 	if (!err)

@@ -276,8 +276,7 @@ errcode_t e2sr_plan_journal(struct e2sr_ctx *ctx)
 		return 0;
 	if (!ctx->history.built) {
 		/* Discovery builds it; a run with no inventory may not. */
-		err = e2sr_history_build(ctx->fs, ctx->journal, 0,
-					 &ctx->history);
+		err = e2sr_ring_history(ctx);
 		if (err)
 			return err;
 	}

@@ -242,7 +242,7 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 	e2sr_questions_replan(ctx);
 	/* A plan made again needs the index the first one gave back. */
 	if (ctx->history.released && ctx->journal) {
-		err = e2sr_history_build(fs, ctx->journal, 0, &ctx->history);
+		err = e2sr_ring_history(ctx);
 		if (err)
 			return err;
 	}

@@ -102,6 +102,7 @@ static errcode_t journal_parts(struct e2sr_ctx *ctx,
 		memset(buf + (size_t)(a[i].blk - a->blk) * bs + a[i].off, 0,
 		       a[i].len);
 	ctx->stats.write_calls++;
+	e2sr_journal_note_write(j, a->blk, (__u32)nblocks);
 	err = io_channel_write_blk64(j->io, phys, nblocks, buf);
 	j->win_count = 0;	/* the window held what is gone */
 	return err;
@@ -133,6 +134,16 @@ static size_t journal_run(const struct e2sr_journal *j,
  * entries.  Only when the whole log goes (--all-journal), descriptors
  * included, does the method apply.
  */
+static int whole_zeroes(const struct e2sr_ctx *ctx)
+{
+	enum e2sr_method method = ctx->opts.method;
+
+	return method != E2SR_METHOD_DISCARD &&
+	       method != E2SR_METHOD_SECDISCARD &&
+	       (method == E2SR_METHOD_ZERO ||
+		!(ctx->plan.sanitize & E2SR_FREE_JOURNAL));
+}
+
 static errcode_t journal_whole(struct e2sr_ctx *ctx, blk64_t phys,
 			       blk64_t n)
 {
@@ -293,6 +304,7 @@ static errcode_t journal_sealed(struct e2sr_ctx *ctx,
 			return err;
 	}
 	ctx->stats.write_calls++;
+	e2sr_journal_note_write(j, desc, (__u32)span);
 	return io_channel_write_blk64(j->io, phys, span, buf);
 }
 
@@ -348,6 +360,13 @@ errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 		} else {
 			end = i + journal_run(j, a + i, n - i, max);
 			err = e2sr_wipe_journal_check(ctx, a[i].blk, end - i);
+			for (k = i; k < end; k++)
+				if (whole_zeroes(ctx))
+					e2sr_journal_note_zero(j,
+						(__u32)a[k].blk, 1);
+				else
+					e2sr_journal_note_write(j,
+						(__u32)a[k].blk, 1);
 			if (!err)
 				err = journal_whole(ctx,
 					e2sr_journal_phys(j, a[i].blk), end - i);

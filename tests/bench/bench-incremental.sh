@@ -129,6 +129,17 @@ vline() {
 	fact "$1" "${2}_rc" "$(tail -1 "$tsv" | cut -f9)"
 }
 
+# keep_report IMAGE TOOL: a run that left something (exit bit 4) has its
+# report kept beside the results, to read what it says is left.
+keep_report() {
+	local rc
+	rc=$(tail -1 "$tsv" | cut -f9)
+	case $rc in *[!0-9]*|'') return ;; esac
+	[ $(( rc & 4 )) = 0 ] && return
+	cat "$work/out" "$work/err" >"$SCALE_DIR/inc-left-$1-$2.txt"
+	say "$1: $2 exited $rc (left): $SCALE_DIR/inc-left-$1-$2.txt"
+}
+
 # same_plan IMAGE A B: whether two runs planned the same actions; the
 # diff kept beside the results when not (an engine bug: --full is truth).
 same_plan() {
@@ -266,10 +277,12 @@ for churn in $INC_CHURN; do
 		timed "$im" inc-y 1 "$E2SECRM" -y --skip-zero -v --state-dir "$state" \
 			--json "$work/inc-y.json" --json-plan "$img"
 		vline "$im" inc-y
+		keep_report "$im" inc-y
 		timed "$im" full-y 1 "$E2SECRM" -y --skip-zero -v --full \
 			--state-dir "$work/s-full-y" --json "$work/full-y.json" \
 			--json-plan "$img2"
 		vline "$im" full-y
+		keep_report "$im" full-y
 		rm -f "$img2"
 		same_plan "$im" inc-y full-y
 		fact "$im" wiped_inc-y "$(jq -r '.wiped.bytes' "$work/inc-y.json" 2>/dev/null)"

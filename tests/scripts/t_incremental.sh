@@ -227,6 +227,16 @@ compare() {
 		fail "$nm: the JSON says since_tid, groups_read of groups, full_reason null" \
 			"since_tid=$sin groups_read=$gr groups=$ng full_reason=$(jq -c .full_reason "$T/inc.json" 2>/dev/null)"
 	fi
+	# The log: only what the kernel wrote since, the rest from the
+	# ring facts the clean run kept (lib/find/ring_since.c).
+	lr=$(jq -r '.log_blocks_read' "$T/inc.json" 2>/dev/null)
+	lb=$(sed -n 's/.*journal: [0-9]* of \([0-9]*\) log blocks read.*/\1/p' "$T/inc.out")
+	if [ "$(jq -r '.ring_facts' "$T/inc.json" 2>/dev/null)" = used ] &&
+	   [ "$lr" -ge 1 ] 2>/dev/null && [ $((lr * 4)) -lt "${lb:-0}" ]; then
+		pass "$nm: the incremental run reads $lr of $lb log blocks, the rest from the ring facts"
+	else
+		fail "$nm: the incremental run reads the log written since" 			"ring_facts=$(jq -c .ring_facts "$T/inc.json" 2>/dev/null) read=$lr of ${lb:-?}: $(grep 'journal:' "$T/inc.out")"
+	fi
 	if [ "$(kind full)" = full ] &&
 	   reason full | grep -q 'asked (--full)' &&
 	   kindline full | grep -q 'full scan: .*asked (--full)'; then
@@ -740,3 +750,93 @@ if base "$nm" "$FI" "$FS"; then
 	fi
 	fallback "$nm --full" "$FI" "$FS" 'asked \(--full\)' "" --full
 fi
+
+# --- the ring facts ------------------------------------------------------
+#
+# What the last run kept of the log (UUID.ring) stands in for the blocks
+# the kernel did not write since.  The suite runs with
+# E2SECRM_RING_CHECK=1 (run-tests.sh), which walks the whole log as well
+# whenever the facts are used and stops on any difference: every
+# incremental run above is checked so.  Here: a run without the check
+# plans what --full plans; a damaged ring file is not taken (the log is
+# read whole, and -v says why); and a log block changed below the file
+# system, where no test of the proof can see it, is what the check
+# catches (so the check can fail).
+ring() {
+	nm="incremental: ring facts"
+	RI=$T/ring.img RS=$T/st.ring
+	rm -rf "$RI" "$RS"
+	mkimg "$RI" 64M -t ext4 || { fail "$nm: mke2fs" ""; return; }
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	populate
+	kumount
+	clean_run "$nm" "$RI" "$RS" || return
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	churn 1
+	kumount
+	ru=$(dumpe2fs -h "$RI" 2>/dev/null | awk '/^Filesystem UUID:/ { print $3 }')
+	if [ -s "$RS/$ru.ring" ]; then
+		pass "$nm: the clean run kept them ($(stat -c %s "$RS/$ru.ring") bytes)"
+	else
+		fail "$nm: the clean run kept them" "$(ls -l "$RS")"
+	fi
+	cp --sparse=always "$RI" "$T/ring.copy.img"
+	rm -rf "$T/st.rcopy"
+	cp -a "$RS" "$T/st.rcopy"
+	(unset E2SECRM_RING_CHECK; dry rinc "$RI" "$RS" "")
+	dry full "$T/ring.copy.img" "$T/st.rcopy" "" --full
+	if [ "$(jq -r .ring_facts "$T/rinc.json")" = used ] &&
+	   same_plan rinc full && [ "$(rcof rinc)" = "$(rcof full)" ]; then
+		pass "$nm: without the check, used, and the plan equals --full's ($(grep -o 'journal: [0-9]* of [0-9]*' "$T/rinc.out"))"
+	else
+		fail "$nm: without the check, used, plan equals --full's" 			"ring_facts=$(jq -c .ring_facts "$T/rinc.json"): $pdiff"
+	fi
+	# Damaged: not taken, the log read whole, said.
+	cp -a "$RS" "$T/st.rbad"
+	f=$T/st.rbad/$ru.ring
+	printf '\377' | dd of="$f" bs=1 seek=$(( $(stat -c %s "$f") / 2 )) \
+		conv=notrunc 2>/dev/null
+	dry rbad "$RI" "$T/st.rbad" ""
+	lb=$(sed -n 's/.*journal: read whole (\([0-9]*\) log blocks).*/\1/p' "$T/rbad.out")
+	if [ "$(kind rbad)" = incremental ] &&
+	   jq -r .ring_facts "$T/rbad.json" | grep -q 'damaged' &&
+	   [ "${lb:-0}" -gt 0 ] && same_plan rbad full; then
+		pass "$nm: a damaged ring file: the log read whole ($lb blocks), said, plan equals --full's"
+	else
+		fail "$nm: a damaged ring file is not taken" 			"run=$(kind rbad) ring_facts=$(jq -c .ring_facts "$T/rbad.json"): $(grep 'journal:' "$T/rbad.out") $pdiff"
+	fi
+	# Log blocks past what the churn wrote (never written: the facts
+	# say zero; the clean run's wipe rewrote most of the populate's
+	# transaction, which is read again anyway) changed below the file
+	# system (dd): no superblock counter moves; the check sees the
+	# facts no longer hold.
+	cp --sparse=always "$RI" "$T/ring.dd.img"
+	cp -a "$RS" "$T/st.rdd"
+	n=0
+	rbs=$(dumpe2fs -h "$RI" 2>/dev/null | awk '/^Block size:/ { print $3 }')
+	for jb in $(seq 2000 2040); do
+		pb=$(debugfs -R "bmap <8> $jb" "$RI" 2>/dev/null)
+		[ "${pb:-0}" -gt 0 ] 2>/dev/null || continue
+		printf 'DDWASHERE' | dd of="$T/ring.dd.img" bs=1 \
+			seek=$(( pb * ${rbs:-4096} + 300 )) conv=notrunc 2>/dev/null
+		n=$((n + 1))
+	done
+	(E2SECRM_RING_CHECK=1; export E2SECRM_RING_CHECK; dry rdd "$T/ring.dd.img" "$T/st.rdd" "")
+	if [ "$n" -gt 0 ] && [ "$(rcof rdd)" = 8 ] &&
+	   grep -q 'differs from the journal read whole' "$T/rdd.err"; then
+		pass "$nm: $n log blocks changed below the file system: the check stops the run (exit 8)"
+		(unset E2SECRM_RING_CHECK; dry rdd "$T/ring.dd.img" "$T/st.rdd" "")
+		if [ "$(rcof rdd)" != 8 ] &&
+		   [ "$(jq -r .ring_facts "$T/rdd.json")" = used ]; then
+			pass "$nm: without the check the run trusts the facts there (a limit: e2secrm(7))"
+		else
+			fail "$nm: without the check the run trusts the facts" \
+				"exit $(rcof rdd), ring_facts=$(jq -c .ring_facts "$T/rdd.json")"
+		fi
+	else
+		fail "$nm: log blocks changed below: the check stops the run" \
+			"$n blocks changed: exit $(rcof rdd): $(cat "$T/rdd.err")"
+	fi
+	rm -f "$RI" "$T/ring.copy.img" "$T/ring.dd.img"
+}
+ring

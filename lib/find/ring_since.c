@@ -1,0 +1,243 @@
+/*
+ * ring_since.c --- the walk of the log, taking what the kernel did not
+ * write since the last run from the facts that run kept.
+ *
+ * Owns when the last run's ring facts (lib/journal/ring_facts.h, loaded
+ * by the command into ctx->since.ring_prev) are used, and this run's
+ * kept for the next (ring_next).  They are used when the superblock
+ * tests of the incremental proof passed (since.c: nothing but the kernel
+ * wrote the filesystem, the log included, since that run), the journal
+ * needed no recovery and has no orphans to release, and the blocks
+ * written since can be told from the rest (ring_fresh.c); the reason
+ * they are not is kept as data for the command to say.  A run that turns
+ * out a full one walks the whole log again (since.c asks).  This run's
+ * facts are kept of the log as the run leaves it: what it wrote of the
+ * log is forgotten, and a run that rewrote the journal's superblock, or
+ * could not note a write, keeps none.  With ring_check the whole log is
+ * walked as well and the two histories compared: the test of all this.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <string.h>
+
+#include "e2secrm.h"
+#include "util.h"
+#include "journal.h"
+#include "find_int.h"
+
+/* Why the facts cannot be used before the log is looked at. */
+static enum e2sr_rf_why why_not(const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_since *s = &ctx->since;
+
+	if (!s->have_ring)
+		return E2SR_RF_NONE_KEPT;
+	if (!s->super_ok || s->force_full)
+		return E2SR_RF_NOT_INCREMENTAL;
+	if (ctx->journal->external)
+		return E2SR_RF_EXTERNAL;
+	if (ctx->replay.how != E2SR_RECOVERY_NONE ||
+	    ctx->journal->jsb.start)
+		return E2SR_RF_RECOVERY;
+	if (ctx->orphans.n)
+		return E2SR_RF_ORPHANS;
+	return E2SR_RF_OK;
+}
+
+static int differ(struct e2sr_ctx *ctx, const char *what, size_t i)
+{
+	snprintf(ctx->detail, sizeof(ctx->detail), "ring facts: %s differ "
+		 "(entry %zu)", what, i);
+	return 1;
+}
+
+static int jblock_differs(const struct e2sr_jblock *a,
+			  const struct e2sr_jblock *b)
+{
+	return a->jblock != b->jblock || a->fs_block != b->fs_block ||
+	       a->sequence != b->sequence || a->desc != b->desc ||
+	       a->flags != b->flags || a->verified != b->verified ||
+	       a->trusted != b->trusted || a->committed != b->committed ||
+	       a->zero != b->zero;
+}
+
+static int version_differs(const struct e2sr_version *a,
+			   const struct e2sr_version *b)
+{
+	return a->fs_block != b->fs_block || a->lblk != b->lblk ||
+	       a->commit_sec != b->commit_sec ||
+	       a->commit_nsec != b->commit_nsec || a->jblock != b->jblock ||
+	       a->sequence != b->sequence || a->ino != b->ino ||
+	       a->ino_count != b->ino_count || a->kind != b->kind ||
+	       a->verified != b->verified || a->committed != b->committed ||
+	       a->escaped != b->escaped;
+}
+
+static int icopy_differs(const struct e2sr_icopy *a,
+			 const struct e2sr_icopy *b)
+{
+	return a->jblock != b->jblock || a->sequence != b->sequence ||
+	       a->ino != b->ino || a->first != b->first ||
+	       a->count != b->count || a->escaped != b->escaped;
+}
+
+static int commit_differs(const struct e2sr_jcommit_rec *a,
+			  const struct e2sr_jcommit_rec *b)
+{
+	return a->jblock != b->jblock || a->sequence != b->sequence ||
+	       a->commit_sec != b->commit_sec ||
+	       a->commit_nsec != b->commit_nsec;
+}
+
+/* Whether the history from the facts is the one from the whole log. */
+static int histories_differ(struct e2sr_ctx *ctx, const struct e2sr_history *a,
+			    const struct e2sr_history *b)
+{
+	const struct e2sr_jwalk *x = &a->walk, *y = &b->walk;
+	size_t i, bits = (x->jsb.last - x->jsb.first) / 8 + 1;
+
+	if (x->nblocks != y->nblocks || x->ncommits != y->ncommits ||
+	    x->nrevokes != y->nrevokes || x->nstale != y->nstale ||
+	    x->descriptors != y->descriptors ||
+	    x->bad_blocks != y->bad_blocks ||
+	    x->unattributed != y->unattributed)
+		return differ(ctx, "the walk's counts", 0);
+	for (i = 0; i < x->nblocks; i++)
+		if (jblock_differs(&x->blocks[i], &y->blocks[i])) {
+			snprintf(ctx->detail, sizeof(ctx->detail),
+				 "ring facts: the copy at journal block %u "
+				 "differs (verified %u/%u, trusted %u/%u, zero "
+				 "%u/%u, block %llu/%llu)", y->blocks[i].jblock,
+				 x->blocks[i].verified, y->blocks[i].verified,
+				 x->blocks[i].trusted, y->blocks[i].trusted,
+				 x->blocks[i].zero, y->blocks[i].zero,
+				 (unsigned long long)x->blocks[i].fs_block,
+				 (unsigned long long)y->blocks[i].fs_block);
+			return 1;
+		}
+	for (i = 0; i < x->ncommits; i++)
+		if (commit_differs(&x->commits[i], &y->commits[i]))
+			return differ(ctx, "the commits", i);
+	for (i = 0; i < x->nrevokes; i++)
+		if (memcmp(&x->revokes[i], &y->revokes[i],
+			   sizeof(x->revokes[i])))
+			return differ(ctx, "the revokes", i);
+	if (memcmp(x->stale, y->stale, bits))
+		return differ(ctx, "the stale blocks", 0);
+	if (memcmp(a->dirlike, b->dirlike, bits) ||
+	    memcmp(a->inline_dirs, b->inline_dirs, bits))
+		return differ(ctx, "the directory-like blocks", 0);
+	if (a->n != b->n)
+		return differ(ctx, "the versions' counts", 0);
+	for (i = 0; i < a->n; i++)
+		if (version_differs(&a->v[i], &b->v[i]) ||
+		    a->by_jblock[i] != b->by_jblock[i])
+			return differ(ctx, "the versions", i);
+	if (a->nicopies != b->nicopies || a->nrecs != b->nrecs)
+		return differ(ctx, "the records' counts", 0);
+	for (i = 0; i < a->nicopies; i++)
+		if (icopy_differs(&a->icopies[i], &b->icopies[i]))
+			return differ(ctx, "the table copies", i);
+	for (i = 0; i < a->nrecs; i++)
+		if (a->rec_gen[i] != b->rec_gen[i] ||
+		    a->rec_slot[i] != b->rec_slot[i])
+			return differ(ctx, "the records", i);
+	return 0;
+}
+
+/* ring_check: the same history from the whole log, compared. */
+static errcode_t check_facts(struct e2sr_ctx *ctx)
+{
+	struct e2sr_history whole;
+	errcode_t err;
+
+	err = e2sr_history_build(ctx->fs, ctx->journal, 0, &whole);
+	if (err)
+		return err;
+	if (histories_differ(ctx, &ctx->history, &whole))
+		err = E2SR_ERR_RING_FACTS_DIFFER;
+	e2sr_history_free(&whole);
+	return err;
+}
+
+/*
+ * ctx->history built: from the last run's ring facts and the log blocks
+ * written since when they can be used, else from the whole log; this
+ * run's facts filled when the command keeps them.
+ */
+errcode_t e2sr_ring_history(struct e2sr_ctx *ctx)
+{
+	struct e2sr_since *s = &ctx->since;
+	struct e2sr_hist_facts hf;
+	__u8 *fresh = NULL;
+	__u32 nfresh = 0, pos;
+	errcode_t err;
+
+	memset(&hf, 0, sizeof(hf));
+	s->ring_used = 0;
+	s->ring_fresh = 0;
+	if (!ctx->journal)
+		return e2sr_history_build(ctx->fs, NULL, 0, &ctx->history);
+	s->ring_blocks = ctx->journal->jsb.last - ctx->journal->jsb.first;
+	s->ring_why = why_not(ctx);
+	if (s->ring_why == E2SR_RF_OK && ctx->journal->written_lost)
+		s->ring_why = E2SR_RF_WROTE;
+	if (s->ring_why == E2SR_RF_OK)
+		s->ring_why = e2sr_rf_fresh(ctx->journal, &s->ring_prev,
+					    &fresh, &nfresh);
+	/* What this run wrote of the log (a plan made again) is read. */
+	for (pos = s->ring_prev.first; fresh && pos < s->ring_prev.last; pos++)
+		if (e2sr_journal_wrote(ctx->journal, pos))
+			fresh[(pos - s->ring_prev.first) >> 3] |=
+				1 << ((pos - s->ring_prev.first) & 7);
+	if (s->ring_why == E2SR_RF_OK) {
+		hf.in = &s->ring_prev;
+		hf.fresh = fresh;
+	}
+	if (s->keep_ring) {
+		e2sr_rf_free(&s->ring_next);
+		hf.out = &s->ring_next;
+	}
+	err = e2sr_history_build_facts(ctx->fs, ctx->journal, 0, &hf,
+				       &ctx->history);
+	ext2fs_free_mem(&fresh);
+	if (err)
+		return err;
+	s->ring_read = ctx->history.walk.read;
+	if (hf.in) {
+		s->ring_used = 1;
+		s->ring_fresh = nfresh;
+		if (s->ring_check)
+			err = check_facts(ctx);
+	}
+	return err;
+}
+
+/*
+ * This run's facts, as the run leaves the log, for the command to keep;
+ * NULL when it keeps none.
+ */
+const struct e2sr_ring_facts *e2sr_ring_keep(struct e2sr_ctx *ctx)
+{
+	struct e2sr_since *s = &ctx->since;
+	struct e2sr_journal *j = ctx->journal;
+	struct e2sr_ring_facts *f = &s->ring_next;
+	__u32 pos;
+
+	if (!s->keep_ring || !j || !f->bits || f->broken || j->external ||
+	    j->sb_written || j->written_lost ||
+	    ctx->replay.how != E2SR_RECOVERY_NONE || ctx->orphans.n)
+		return NULL;
+	for (pos = f->first; pos < f->last; pos++) {
+		if (e2sr_journal_zeroed(j, pos)) {
+			if (e2sr_rf_zeroed(f, &j->jsb, pos))
+				return NULL;
+		} else if (e2sr_journal_wrote(j, pos)) {
+			e2sr_rf_forget(f, pos);
+		}
+	}
+	f->sequence = j->jsb.sequence;
+	return f;
+}

@@ -1,0 +1,609 @@
+/*
+ * ring_facts.c --- the facts of each log position, kept between runs.
+ *
+ * Owns struct e2sr_ring_facts (ring_facts.h): its arrays, a jbd2 block's
+ * bytes kept short (the zeros between its last byte of content and its
+ * tail are not kept), the records of an inode table copy as a stream
+ * (slot, generation, then the runs the record names, each a pair of
+ * varints, ended by a zero), and the one buffer the command keeps in the
+ * state directory.  Nothing here reads the device or knows what a
+ * record means: the walk (journal_walk.c) and the history's look
+ * (history_recs.c) fill the facts and read them back; which positions the
+ * kernel wrote since is ring_fresh.c's.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <string.h>
+
+#include "e2secrm.h"
+#include "util.h"
+#include "ring_facts.h"
+
+#define RF_MAGIC	"E2SRRNG1"
+#define RF_ORDER	0x01020304U
+#define RF_VERSION	1
+#define RF_TAIL		4	/* a jbd2 block's tail: its checksum */
+
+struct rf_head {
+	char		magic[8];
+	__u32		order;
+	__u32		version;
+	__u32		first;
+	__u32		last;
+	__u32		blocksize;
+	__u32		ident;
+	__u32		sequence;
+	__u32		newest;
+	__u32		head;
+	__u32		has_newest;
+	__u64		ndata;
+};
+
+/*
+ * What identifies the journal the facts are of: its geometry, features
+ * and uuid.  Another value and nothing kept is taken.
+ */
+__u32 e2sr_rf_ident(const struct e2sr_jsb *jsb)
+{
+	__u32 v[10];
+	__u32 crc;
+
+	v[0] = jsb->version;
+	v[1] = jsb->blocksize;
+	v[2] = jsb->maxlen;
+	v[3] = jsb->first;
+	v[4] = jsb->last;
+	v[5] = jsb->compat;
+	/* jbd2 sets these as it goes: not the log's layout. */
+	v[6] = jsb->incompat & ~(E2SR_JBD2_INCOMPAT_REVOKE |
+				 E2SR_JBD2_INCOMPAT_FAST_COMMIT);
+	v[7] = jsb->ro_compat;
+	v[8] = jsb->fc_blocks;
+	v[9] = jsb->csum_version;
+	crc = e2sr_crc32c_le(~0U, (const unsigned char *)v, sizeof(v));
+	return e2sr_crc32c_le(crc, jsb->uuid, sizeof(jsb->uuid));
+}
+
+errcode_t e2sr_rf_init(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb)
+{
+	size_t n;
+	errcode_t err;
+
+	memset(f, 0, sizeof(*f));
+	if (jsb->last <= jsb->first || jsb->blocksize < 1024 ||
+	    jsb->blocksize > 65536)
+		return EXT2_ET_INVALID_ARGUMENT;
+	f->first = jsb->first;
+	f->last = jsb->last;
+	f->blocksize = jsb->blocksize;
+	f->ident = e2sr_rf_ident(jsb);
+	f->sequence = jsb->sequence;
+	n = jsb->last - jsb->first;
+	err = ext2fs_get_arrayzero(n, sizeof(*f->bits), &f->bits);
+	if (!err)
+		err = ext2fs_get_arrayzero(n, sizeof(*f->key), &f->key);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(*f->off), &f->off);
+	if (err) {
+		e2sr_rf_free(f);
+		return err;
+	}
+	memset(f->off, 0xff, n * sizeof(*f->off));
+	return 0;
+}
+
+void e2sr_rf_free(struct e2sr_ring_facts *f)
+{
+	ext2fs_free_mem(&f->bits);
+	ext2fs_free_mem(&f->key);
+	ext2fs_free_mem(&f->off);
+	ext2fs_free_mem(&f->data);
+	memset(f, 0, sizeof(*f));
+}
+
+static int in_log(const struct e2sr_ring_facts *f, __u32 pos)
+{
+	return f->bits && pos >= f->first && pos < f->last;
+}
+
+int e2sr_rf_known(const struct e2sr_ring_facts *f, __u32 pos)
+{
+	return in_log(f, pos) && (f->bits[pos - f->first] & E2SR_RF_KNOWN);
+}
+
+/* Room for @len more bytes of data; a failure marks the facts broken. */
+static errcode_t data_room(struct e2sr_ring_facts *f, size_t len)
+{
+	errcode_t err;
+
+	if (f->broken)
+		return EXT2_ET_NO_MEMORY;
+	if (f->ndata + len >= E2SR_RF_NONE) {
+		f->broken = 1;
+		return EXT2_ET_NO_MEMORY;
+	}
+	err = e2sr_array_room(&f->data, &f->adata, f->ndata + len, 1);
+	if (err)
+		f->broken = 1;
+	return err;
+}
+
+static errcode_t put(struct e2sr_ring_facts *f, const void *p, size_t len)
+{
+	errcode_t err = data_room(f, len);
+
+	if (err)
+		return err;
+	memcpy(f->data + f->ndata, p, len);
+	f->ndata += len;
+	return 0;
+}
+
+static errcode_t put_varint(struct e2sr_ring_facts *f, __u64 v)
+{
+	unsigned char b[10];
+	size_t n = 0;
+
+	do {
+		b[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			b[n] |= 0x80;
+		n++;
+	} while (v);
+	return put(f, b, n);
+}
+
+static int get_varint(const unsigned char **p, const unsigned char *end,
+		      __u64 *v)
+{
+	unsigned int shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		unsigned char c = *(*p)++;
+
+		*v |= (__u64)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return 1;
+		shift += 7;
+	}
+	return 0;
+}
+
+/*
+ * A block that begins with the jbd2 magic: its bytes up to the last one
+ * that is not zero before the tail, and the tail.  jbd2 zeroes a
+ * descriptor, commit or revoke block before filling it, so this is a few
+ * hundred bytes; what is kept gives the block back byte for byte
+ * whatever it holds.
+ */
+errcode_t e2sr_rf_put_jbd2(struct e2sr_ring_facts *f, __u32 pos,
+			   const unsigned char *b)
+{
+	unsigned int bs = f->blocksize, len = bs - RF_TAIL;
+	unsigned char hdr[2];
+	__u32 at = (__u32)f->ndata;
+	errcode_t err;
+
+	if (!in_log(f, pos))
+		return 0;
+	while (len && !b[len - 1])
+		len--;
+	hdr[0] = len & 0xff;
+	hdr[1] = (len >> 8) & 0xff;
+	err = put(f, hdr, 2);
+	if (!err)
+		err = put(f, b + bs - RF_TAIL, RF_TAIL);
+	if (!err)
+		err = put(f, b, len);
+	if (!err && len >= 65536) {
+		f->broken = 1;
+		err = EXT2_ET_INVALID_ARGUMENT;
+	}
+	if (err)
+		return err;
+	f->bits[pos - f->first] = E2SR_RF_KNOWN | E2SR_RF_JBD2;
+	f->off[pos - f->first] = at;
+	return 0;
+}
+
+/* The bytes e2sr_rf_put_jbd2() kept of @pos, whole, in @b. */
+void e2sr_rf_get_jbd2(const struct e2sr_ring_facts *f, __u32 pos,
+		      unsigned char *b)
+{
+	const unsigned char *p;
+	unsigned int len;
+
+	memset(b, 0, f->blocksize);
+	if (!in_log(f, pos) || f->off[pos - f->first] == E2SR_RF_NONE)
+		return;
+	p = f->data + f->off[pos - f->first];
+	len = p[0] | (p[1] << 8);
+	memcpy(b + f->blocksize - RF_TAIL, p + 2, RF_TAIL);
+	memcpy(b, p + 2 + RF_TAIL, len);
+}
+
+void e2sr_rf_forget(struct e2sr_ring_facts *f, __u32 pos)
+{
+	if (!in_log(f, pos))
+		return;
+	f->bits[pos - f->first] = 0;
+	f->off[pos - f->first] = E2SR_RF_NONE;
+}
+
+/*
+ * Position @pos left all zero by this run: not stale, no directory, no
+ * record in it, and whether the tag that claimed it still checks
+ * (always, in a journal without checksums; a block that was zero
+ * already is as it was).
+ */
+errcode_t e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
+			 __u32 pos)
+{
+	const struct e2sr_rf_key *k;
+	unsigned char *zero;
+	__u32 i = pos - f->first;
+	errcode_t err;
+
+	if (!in_log(f, pos))
+		return 0;
+	if ((f->bits[i] & E2SR_RF_KNOWN) && !(f->bits[i] & E2SR_RF_JBD2) &&
+	    !(f->bits[i] & E2SR_RF_STALE))
+		return 0;
+	if (f->bits[i] & E2SR_RF_JBD2)
+		f->bits[i] = 0;
+	f->bits[i] &= E2SR_RF_CLAIMED;
+	f->bits[i] |= E2SR_RF_KNOWN | E2SR_RF_NORECS;
+	f->off[i] = E2SR_RF_NONE;
+	if (!(f->bits[i] & E2SR_RF_CLAIMED))
+		return 0;
+	err = ext2fs_get_arrayzero(2, f->blocksize, &zero);
+	if (err)
+		return err;
+	k = &f->key[i];
+	if (e2sr_jtag_verifies(jsb, k->sequence, k->flags, k->csum, zero,
+			       zero + f->blocksize)) {
+		f->bits[i] |= E2SR_RF_VERIFIED;
+		/* An escaped copy's records are taken slot by slot. */
+		if (k->flags & E2SR_JBD2_FLAG_ESCAPE)
+			e2sr_rf_forget(f, pos);
+	}
+	ext2fs_free_mem(&zero);
+	return 0;
+}
+
+/* The size of what off[] names for @pos, from its encoding. */
+static size_t blob_len(const struct e2sr_ring_facts *f, __u32 pos)
+{
+	struct e2sr_rf_reader r;
+	struct e2sr_rf_rec rec;
+	blk64_t b;
+	__u32 l;
+	__u32 i = pos - f->first;
+	const unsigned char *p = f->data + f->off[i];
+
+	if (f->bits[i] & E2SR_RF_JBD2)
+		return 2 + RF_TAIL + (p[0] | (p[1] << 8));
+	if (!e2sr_rf_recs_open(f, pos, &r))
+		return 0;
+	while (e2sr_rf_recs_next(&r, &rec))
+		while (e2sr_rf_recs_next_run(&r, &b, &l))
+			;
+	return (size_t)(r.p - p);
+}
+
+/* Position @pos of @from, as it is, into @to (of the same log). */
+errcode_t e2sr_rf_copy_pos(struct e2sr_ring_facts *to,
+			   const struct e2sr_ring_facts *from, __u32 pos)
+{
+	__u32 i = pos - from->first, at = (__u32)to->ndata;
+	size_t len;
+	errcode_t err;
+
+	if (!in_log(from, pos) || !in_log(to, pos))
+		return 0;
+	to->bits[i] = from->bits[i];
+	to->key[i] = from->key[i];
+	to->off[i] = E2SR_RF_NONE;
+	if (from->off[i] == E2SR_RF_NONE)
+		return 0;
+	len = blob_len(from, pos);
+	err = put(to, from->data + from->off[i], len);
+	if (err) {
+		to->bits[i] = 0;
+		return err;
+	}
+	to->off[i] = at;
+	return 0;
+}
+
+int e2sr_rf_key_is(const struct e2sr_ring_facts *f, __u32 pos,
+		   blk64_t fs_block, __u32 sequence, __u32 csum, __u32 flags)
+{
+	const struct e2sr_rf_key *k;
+
+	if (!in_log(f, pos) ||
+	    !(f->bits[pos - f->first] & E2SR_RF_CLAIMED))
+		return 0;
+	k = &f->key[pos - f->first];
+	return k->fs_block == fs_block && k->sequence == sequence &&
+	       k->csum == csum && k->flags == flags;
+}
+
+/*
+ * A copy resolved under a tag: the records taken under another one
+ * before (a position claimed again) are not its.
+ */
+void e2sr_rf_set_key(struct e2sr_ring_facts *f, __u32 pos, blk64_t fs_block,
+		     __u32 sequence, __u32 csum, __u32 flags, int verified)
+{
+	__u32 i = pos - f->first;
+
+	if (!in_log(f, pos))
+		return;
+	if (!e2sr_rf_key_is(f, pos, fs_block, sequence, csum, flags)) {
+		f->bits[i] &= ~(E2SR_RF_RECS | E2SR_RF_RECS_TRUSTED);
+		f->off[i] = E2SR_RF_NONE;
+	}
+	f->bits[i] |= E2SR_RF_CLAIMED;
+	f->bits[i] &= ~E2SR_RF_VERIFIED;
+	if (verified)
+		f->bits[i] |= E2SR_RF_VERIFIED;
+	f->key[i].fs_block = fs_block;
+	f->key[i].sequence = sequence;
+	f->key[i].csum = csum;
+	f->key[i].flags = flags;
+	f->key[i].pad = 0;
+}
+
+/*
+ * The records of the copy at @pos: a mode byte (trusted or verified),
+ * the count, then each record.  Written while the look reads the copy.
+ */
+void e2sr_rf_recs_begin(struct e2sr_rf_writer *w, struct e2sr_ring_facts *f,
+			__u32 pos, int trusted)
+{
+	unsigned char hdr[5] = { 0 };
+
+	memset(w, 0, sizeof(*w));
+	w->f = f;
+	w->pos = pos;
+	w->start = f->ndata;
+	w->count_at = f->ndata + 1;
+	if (!in_log(f, pos)) {
+		w->err = EXT2_ET_INVALID_ARGUMENT;
+		return;
+	}
+	hdr[0] = trusted ? 2 : 1;
+	w->err = put(f, hdr, sizeof(hdr));
+}
+
+void e2sr_rf_recs_add(struct e2sr_rf_writer *w, __u16 slot, __u32 gen)
+{
+	unsigned char b[6];
+
+	if (w->err)
+		return;
+	if (w->count)
+		w->err = put_varint(w->f, 0);	/* the runs' end */
+	b[0] = slot & 0xff;
+	b[1] = slot >> 8;
+	memcpy(b + 2, &gen, 4);
+	if (!w->err)
+		w->err = put(w->f, b, sizeof(b));
+	w->count++;
+}
+
+void e2sr_rf_recs_run(struct e2sr_rf_writer *w, blk64_t pblk, __u32 len)
+{
+	if (w->err || !w->count)
+		return;
+	w->err = put_varint(w->f, (__u64)pblk + 1);
+	if (!w->err)
+		w->err = put_varint(w->f, len);
+}
+
+/* The copy's records are all written: they are its position's. */
+errcode_t e2sr_rf_recs_end(struct e2sr_rf_writer *w)
+{
+	struct e2sr_ring_facts *f = w->f;
+	__u32 i;
+
+	if (!w->err && w->count)
+		w->err = put_varint(f, 0);
+	if (w->err) {
+		if (f->data && w->start <= f->ndata)
+			f->ndata = w->start;
+		f->broken = 1;
+		return w->err;
+	}
+	i = w->pos - f->first;
+	memcpy(f->data + w->count_at, &w->count, 4);
+	f->off[i] = (__u32)w->start;
+	f->bits[i] &= ~(E2SR_RF_RECS | E2SR_RF_RECS_TRUSTED);
+	f->bits[i] |= f->data[w->start] == 2 ? E2SR_RF_RECS_TRUSTED :
+					       E2SR_RF_RECS;
+	return 0;
+}
+
+/* Whether @pos has records kept; @r then reads them. */
+int e2sr_rf_recs_open(const struct e2sr_ring_facts *f, __u32 pos,
+		      struct e2sr_rf_reader *r)
+{
+	__u32 i = pos - f->first;
+
+	memset(r, 0, sizeof(*r));
+	if (!in_log(f, pos) || f->off[i] == E2SR_RF_NONE ||
+	    !(f->bits[i] & (E2SR_RF_RECS | E2SR_RF_RECS_TRUSTED)) ||
+	    (f->bits[i] & E2SR_RF_JBD2) || f->off[i] + 5 > f->ndata)
+		return 0;
+	r->p = f->data + f->off[i] + 5;
+	r->end = f->data + f->ndata;
+	memcpy(&r->left, f->data + f->off[i] + 1, 4);
+	return 1;
+}
+
+int e2sr_rf_recs_next(struct e2sr_rf_reader *r, struct e2sr_rf_rec *rec)
+{
+	blk64_t b;
+	__u32 l;
+
+	while (r->in_runs && e2sr_rf_recs_next_run(r, &b, &l))
+		;
+	if (!r->left || r->end - r->p < 6)
+		return 0;
+	rec->slot = r->p[0] | (r->p[1] << 8);
+	memcpy(&rec->generation, r->p + 2, 4);
+	r->p += 6;
+	r->left--;
+	r->in_runs = 1;
+	return 1;
+}
+
+int e2sr_rf_recs_next_run(struct e2sr_rf_reader *r, blk64_t *pblk,
+			  __u32 *len)
+{
+	__u64 s, l;
+
+	if (!r->in_runs)
+		return 0;
+	if (!get_varint(&r->p, r->end, &s) || !s ||
+	    !get_varint(&r->p, r->end, &l) || l > 0xffffffffULL) {
+		r->in_runs = 0;
+		return 0;
+	}
+	*pblk = s - 1;
+	*len = (__u32)l;
+	return 1;
+}
+
+/*
+ * One buffer: a header, the arrays, the data, and a crc32c of all of it
+ * (the command writes it beside the state; a damaged one is not taken).
+ */
+errcode_t e2sr_rf_encode(const struct e2sr_ring_facts *f, void **buf,
+			 size_t *len)
+{
+	struct rf_head h;
+	size_t n = f->last - f->first, size, at = 0;
+	unsigned char *p;
+	__u32 crc;
+	errcode_t err;
+
+	if (f->broken || !f->bits)
+		return EXT2_ET_INVALID_ARGUMENT;
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, RF_MAGIC, sizeof(h.magic));
+	h.order = RF_ORDER;
+	h.version = RF_VERSION;
+	h.first = f->first;
+	h.last = f->last;
+	h.blocksize = f->blocksize;
+	h.ident = f->ident;
+	h.sequence = f->sequence;
+	h.newest = f->newest;
+	h.head = f->head;
+	h.has_newest = f->has_newest;
+	h.ndata = f->ndata;
+	size = sizeof(h) + n * (sizeof(*f->bits) + sizeof(*f->key) +
+				sizeof(*f->off)) + f->ndata + sizeof(crc);
+	err = ext2fs_get_mem(size, &p);
+	if (err)
+		return err;
+	memcpy(p, &h, sizeof(h));
+	at = sizeof(h);
+	memcpy(p + at, f->bits, n * sizeof(*f->bits));
+	at += n * sizeof(*f->bits);
+	memcpy(p + at, f->key, n * sizeof(*f->key));
+	at += n * sizeof(*f->key);
+	memcpy(p + at, f->off, n * sizeof(*f->off));
+	at += n * sizeof(*f->off);
+	if (f->ndata)
+		memcpy(p + at, f->data, f->ndata);
+	at += f->ndata;
+	crc = e2sr_crc32c_le(~0U, p, at);
+	memcpy(p + at, &crc, sizeof(crc));
+	*buf = p;
+	*len = size;
+	return 0;
+}
+
+static unsigned int jbd2_len(const struct e2sr_ring_facts *f, size_t i)
+{
+	const unsigned char *p = f->data + f->off[i];
+
+	return p[0] | ((unsigned int)p[1] << 8);
+}
+
+errcode_t e2sr_rf_decode(const void *buf, size_t len,
+			 struct e2sr_ring_facts *f)
+{
+	const unsigned char *p = buf;
+	struct rf_head h;
+	struct e2sr_jsb jsb;
+	size_t n, at, i;
+	__u32 crc;
+	errcode_t err;
+
+	memset(f, 0, sizeof(*f));
+	if (len < sizeof(h) + sizeof(crc))
+		return E2SR_ERR_RING_FACTS_BAD;
+	memcpy(&crc, p + len - sizeof(crc), sizeof(crc));
+	if (crc != e2sr_crc32c_le(~0U, p, len - sizeof(crc)))
+		return E2SR_ERR_RING_FACTS_BAD;
+	memcpy(&h, p, sizeof(h));
+	if (memcmp(h.magic, RF_MAGIC, sizeof(h.magic)) ||
+	    h.order != RF_ORDER || h.version != RF_VERSION ||
+	    h.last <= h.first || h.ndata >= E2SR_RF_NONE)
+		return E2SR_ERR_RING_FACTS_BAD;
+	n = h.last - h.first;
+	if (len != sizeof(h) + n * (sizeof(*f->bits) + sizeof(*f->key) +
+				    sizeof(*f->off)) + h.ndata + sizeof(crc))
+		return E2SR_ERR_RING_FACTS_BAD;
+	memset(&jsb, 0, sizeof(jsb));
+	jsb.first = h.first;
+	jsb.last = h.last;
+	jsb.blocksize = h.blocksize;
+	jsb.sequence = h.sequence;
+	err = e2sr_rf_init(f, &jsb);
+	if (err)
+		return err == EXT2_ET_INVALID_ARGUMENT ? E2SR_ERR_RING_FACTS_BAD :
+							 err;
+	f->ident = h.ident;
+	f->newest = h.newest;
+	f->head = h.head;
+	f->has_newest = h.has_newest;
+	at = sizeof(h);
+	memcpy(f->bits, p + at, n * sizeof(*f->bits));
+	at += n * sizeof(*f->bits);
+	memcpy(f->key, p + at, n * sizeof(*f->key));
+	at += n * sizeof(*f->key);
+	memcpy(f->off, p + at, n * sizeof(*f->off));
+	at += n * sizeof(*f->off);
+	if (h.ndata) {
+		err = ext2fs_get_mem(h.ndata, &f->data);
+		if (err) {
+			e2sr_rf_free(f);
+			return err;
+		}
+		memcpy(f->data, p + at, h.ndata);
+	}
+	f->ndata = f->adata = h.ndata;
+	for (i = 0; i < n; i++) {
+		if (f->off[i] == E2SR_RF_NONE)
+			continue;
+		/* A jbd2 block's bytes must be there whole. */
+		if ((size_t)f->off[i] + 2 + RF_TAIL > f->ndata ||
+		    ((f->bits[i] & E2SR_RF_JBD2) &&
+		     (jbd2_len(f, i) > f->blocksize - RF_TAIL ||
+		      (size_t)f->off[i] + 2 + RF_TAIL + jbd2_len(f, i) >
+		      f->ndata))) {
+			e2sr_rf_free(f);
+			return E2SR_ERR_RING_FACTS_BAD;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,226 @@
+/*
+ * ring_fresh.c --- which log blocks the kernel wrote since the ring's
+ * facts were kept.
+ *
+ * Owns e2sr_rf_fresh(): from the journal superblock and the place where
+ * the kept ring's newest transaction ended (struct e2sr_ring_facts.head),
+ * the positions written since, found by following the chain of
+ * transactions the kernel wrote: jbd2 writes the log in order from its
+ * head, a descriptor, the copies it tags, revoke blocks, a commit, and
+ * the next transaction after it, each with a larger sequence than every
+ * block the facts hold.  The chain is followed from each place a kernel
+ * starts writing after a clean unmount: where the kept ring's newest
+ * transaction ended (jbd2 keeps its head in the superblock's s_head and
+ * goes on from there), and the log's first block (where kernels that do
+ * not keep it start).  Its blocks, and the
+ * copies its descriptors tag (whether or not a crash left them
+ * unwritten), are the fresh ones; everything else is as the facts say.
+ * A kernel that committed anything since began a chain at one of those
+ * places, and one that went round the whole ring wrote the block before
+ * it last: so a chain must begin, and the block before each must still
+ * be what the facts say; else the facts are not used.
+ * Whether the facts may be used at all (nothing but the kernel wrote the
+ * log since) is the caller's: lib/find/ring_since.c.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <string.h>
+
+#include "e2secrm.h"
+#include "util.h"
+#include "jbd2.h"
+#include "journal_io.h"
+#include "ring_facts.h"
+#include "ring_fresh.h"
+
+static int tid_after(__u32 a, __u32 b)
+{
+	return (__s32)(a - b) > 0;
+}
+
+struct chain {
+	int				begun;	/* chains found */
+	struct e2sr_journal		*j;
+	const struct e2sr_ring_facts	*f;
+	__u8				*fresh;
+	__u32				loglen;
+	__u32				count;	/* fresh positions */
+	unsigned char			*buf;
+};
+
+static errcode_t count_tag(void *priv, blk64_t blk, __u32 flags, __u32 csum,
+			   unsigned int index)
+{
+	__u32 *n = priv;
+
+	(void)blk;
+	(void)flags;
+	(void)csum;
+	*n = index + 1;
+	return 0;
+}
+
+static void mark(struct chain *c, __u32 pos)
+{
+	__u32 i = pos - c->f->first;
+
+	if (c->fresh[i >> 3] & (1 << (i & 7)))
+		return;
+	c->fresh[i >> 3] |= 1 << (i & 7);
+	c->count++;
+}
+
+static __u32 next_pos(const struct chain *c, __u32 pos)
+{
+	return pos + 1 >= c->f->last ? c->f->first : pos + 1;
+}
+
+static __u32 prev_pos(const struct chain *c, __u32 pos)
+{
+	return pos <= c->f->first ? c->f->last - 1 : pos - 1;
+}
+
+/*
+ * Whether log block @pos holds what the facts say, as far as they can
+ * show it: a jbd2 block byte for byte, a copy whose tag's checksum held
+ * still holding.  Anything else cannot be shown, and is taken as not.
+ */
+static int unchanged(struct chain *c, __u32 pos)
+{
+	const struct e2sr_ring_facts *f = c->f;
+	const struct e2sr_rf_key *k = &f->key[pos - f->first];
+	__u16 bits = f->bits[pos - f->first];
+	unsigned char *kept;
+	int same;
+
+	if (!(bits & E2SR_RF_KNOWN) ||
+	    e2sr_journal_read(c->j, pos, 1, c->buf))
+		return 0;
+	if (bits & E2SR_RF_JBD2) {
+		if (ext2fs_get_mem(f->blocksize, &kept))
+			return 0;
+		e2sr_rf_get_jbd2(f, pos, kept);
+		same = !memcmp(kept, c->buf, f->blocksize);
+		ext2fs_free_mem(&kept);
+		return same;
+	}
+	return (bits & E2SR_RF_CLAIMED) && (bits & E2SR_RF_VERIFIED) &&
+	       e2sr_get_be32(c->buf) != E2SR_JBD2_MAGIC &&
+	       !e2sr_jtag_csum_ok(&c->j->jsb, k->sequence, c->buf, k->csum);
+}
+
+/*
+ * The chain from @pos: blocks of transactions newer than every kept one
+ * and not newer than the superblock's, in order.  0, or why the log
+ * written since cannot be told from the rest.  jbd2 writes on from
+ * where it starts without a gap, so had it gone round the whole ring it
+ * would have written the block before @pos last: that block must still
+ * be what the facts say.
+ */
+static enum e2sr_rf_why follow(struct chain *c, __u32 pos)
+{
+	const struct e2sr_jsb *jsb = &c->j->jsb;
+	__u32 type, seq, prev = c->f->newest, ntags, k, steps = 0;
+	__u32 start = pos;
+	errcode_t err;
+
+	for (;;) {
+		if (steps++ > c->loglen || c->count >= c->loglen)
+			return E2SR_RF_WRAPPED;
+		err = e2sr_journal_read(c->j, pos, 1, c->buf);
+		if (err)
+			return E2SR_RF_READ;
+		if (e2sr_jblock_header(jsb, c->buf, &type, &seq) ||
+		    !tid_after(seq, c->f->newest) ||
+		    tid_after(seq, jsb->sequence) || tid_after(prev, seq)) {
+			/* The chain ends; if it began, it did not wrap. */
+			if (steps == 1)
+				return E2SR_RF_OK;
+			c->begun++;
+			return unchanged(c, prev_pos(c, start)) ?
+			       E2SR_RF_OK : E2SR_RF_WRAPPED;
+		}
+		prev = seq;
+		mark(c, pos);
+		pos = next_pos(c, pos);
+		switch (type) {
+		case E2SR_JBD2_DESCRIPTOR_BLOCK:
+			ntags = 0;
+			err = e2sr_jdesc_tags(jsb, c->buf, count_tag, &ntags);
+			if ((err && err != E2SR_ERR_JOURNAL_BAD_CSUM) ||
+			    !ntags || ntags >= c->loglen)
+				return E2SR_RF_CHAIN;
+			for (k = 0; k < ntags; k++) {
+				mark(c, pos);
+				pos = next_pos(c, pos);
+			}
+			break;
+		case E2SR_JBD2_COMMIT_BLOCK:
+		case E2SR_JBD2_REVOKE_BLOCK:
+			break;
+		default:
+			return E2SR_RF_CHAIN;
+		}
+	}
+}
+
+/*
+ * The positions of the log the kernel wrote since @f was kept: *@fresh
+ * a bit per position from jsb.first (freed by the caller), *@count how
+ * many.  E2SR_RF_OK, or why the facts cannot be used.
+ */
+enum e2sr_rf_why e2sr_rf_fresh(struct e2sr_journal *j,
+			       const struct e2sr_ring_facts *f,
+			       __u8 **fresh, __u32 *count)
+{
+	const struct e2sr_jsb *jsb = &j->jsb;
+	struct chain c;
+	__u32 starts[2];
+	enum e2sr_rf_why why = E2SR_RF_OK;
+	int i, k;
+
+	*fresh = NULL;
+	*count = 0;
+	if (f->ident != e2sr_rf_ident(jsb) || f->first != jsb->first ||
+	    f->last != jsb->last || f->blocksize != jsb->blocksize)
+		return E2SR_RF_OTHER;
+	if (jsb->start)
+		return E2SR_RF_RECOVERY;
+	if (!f->has_newest)
+		return E2SR_RF_NO_HEAD;
+	memset(&c, 0, sizeof(c));
+	c.j = j;
+	c.f = f;
+	c.loglen = jsb->last - jsb->first;
+	if (ext2fs_get_memzero(c.loglen / 8 + 1, &c.fresh) ||
+	    ext2fs_get_mem(jsb->blocksize, &c.buf)) {
+		ext2fs_free_mem(&c.fresh);
+		return E2SR_RF_READ;
+	}
+	/* No transaction since, or the newest kept is the superblock's. */
+	if (jsb->sequence != f->sequence) {
+		starts[0] = f->head;
+		starts[1] = jsb->first;
+		for (i = 0; i < 2 && why == E2SR_RF_OK; i++) {
+			if (starts[i] < jsb->first || starts[i] >= jsb->last)
+				continue;
+			for (k = 0; k < i; k++)
+				if (starts[k] == starts[i])
+					break;
+			if (k == i)
+				why = follow(&c, starts[i]);
+		}
+		if (why == E2SR_RF_OK && !c.begun)
+			why = E2SR_RF_CHAIN;
+	}
+	ext2fs_free_mem(&c.buf);
+	if (why != E2SR_RF_OK) {
+		ext2fs_free_mem(&c.fresh);
+		return why;
+	}
+	*fresh = c.fresh;
+	*count = c.count;
+	return E2SR_RF_OK;
+}
