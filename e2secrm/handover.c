@@ -131,6 +131,8 @@ static void load_since(struct e2sr_ctx *ctx, const struct cmd_opts *o)
 	}
 	ctx->since.have_prev = 1;
 	/* The ring's facts: without them the journal is read whole. */
+	if (o->full)
+		return;		/* --full never takes them */
 	switch (ring_read(o->state_dir, st->uuid, st->since_crc,
 			  &ctx->since.ring_prev, st)) {
 	case 0:

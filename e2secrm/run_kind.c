@@ -138,8 +138,9 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		       s->groups_changed, s->log_blocks);
 		if (s->ring_used)
 			printf("%s: journal: %u of %u log blocks read (%u "
-			       "written since the last run), the rest as it "
-			       "kept them\n", o->device, s->ring_read,
+			       "the kernel wrote since the last run, or may "
+			       "have), the rest as it kept them\n", o->device,
+			       s->ring_read,
 			       s->ring_blocks, s->ring_fresh);
 		else if (ctx->journal)
 			printf("%s: journal: read whole (%u log blocks): %s\n",

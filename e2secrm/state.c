@@ -677,24 +677,9 @@ int state_remove(const char *dir, const char *path, struct cmd_state *st)
 
 int intent_clear(const char *dir, const char *uuid, struct cmd_state *st)
 {
-	int dfd, r = 0;
-
 	st->why[0] = 0;
 	set_path(st, dir, uuid);
 	if (!uuid_ok(uuid))
 		return 0;
-	dfd = open_dir(dir, 0, st);
-	if (dfd < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (unlinkat(dfd, strrchr(st->intent_path, '/') + 1, 0)) {
-		if (errno != ENOENT) {
-			why(st, "%s", strerror(errno));
-			r = -1;
-		}
-	} else if (fsync(dfd)) {
-		why(st, "%s", strerror(errno));
-		r = -1;
-	}
-	close(dfd);
-	return r;
+	return state_remove(dir, st->intent_path, st);
 }

@@ -25,22 +25,28 @@ static int starts_with_magic(const unsigned char *b)
 	return b[0] == 0xC0 && b[1] == 0x3B && b[2] == 0x39 && b[3] == 0x98;
 }
 
-/* Look at the block a claim names: is it that data, does it verify? */
-/* The caller's look at a copy, as build_result will list it. */
+/* A claim as the caller sees the copy (as the result will list it). */
+static void copy_of(const struct walk *w, const struct claim *c,
+		    struct e2sr_jblock *copy)
+{
+	memset(copy, 0, sizeof(*copy));
+	copy->jblock = c->pos;
+	copy->fs_block = c->fs_block;
+	copy->sequence = c->sequence;
+	copy->desc = w->descs[c->desc].pos;
+	copy->flags = c->flags;
+	copy->verified = c->verified;
+	copy->trusted = c->trusted;
+	copy->zero = c->zero;
+}
+
+/* The caller's look at a copy, with its bytes. */
 void e2sr_jw_visit_copy(struct walk *w, const struct claim *c,
 		       const unsigned char *b)
 {
 	struct e2sr_jblock copy;
 
-	memset(&copy, 0, sizeof(copy));
-	copy.jblock = c->pos;
-	copy.fs_block = c->fs_block;
-	copy.sequence = c->sequence;
-	copy.desc = w->descs[c->desc].pos;
-	copy.flags = c->flags;
-	copy.verified = c->verified;
-	copy.trusted = c->trusted;
-	copy.zero = c->zero;
+	copy_of(w, c, &copy);
 	w->fn_err = w->look->copy(w->look->priv, &copy, b);
 }
 
@@ -104,15 +110,7 @@ void e2sr_jw_visit_facts(struct walk *w, const struct claim *c)
 
 	if (!w->look->copy_facts)
 		return;
-	memset(&copy, 0, sizeof(copy));
-	copy.jblock = c->pos;
-	copy.fs_block = c->fs_block;
-	copy.sequence = c->sequence;
-	copy.desc = w->descs[c->desc].pos;
-	copy.flags = c->flags;
-	copy.verified = c->verified;
-	copy.trusted = c->trusted;
-	copy.zero = c->zero;
+	copy_of(w, c, &copy);
 	w->fn_err = w->look->copy_facts(w->look->priv, &copy,
 					w->look->facts);
 }

@@ -16,9 +16,16 @@
  * copies its descriptors tag (whether or not a crash left them
  * unwritten), are the fresh ones; everything else is as the facts say.
  * A kernel that committed anything since began a chain at one of those
- * places, and one that went round the whole ring wrote the block before
- * it last: so a chain must begin, and the block before each must still
- * be what the facts say; else the facts are not used.
+ * places: so a chain must begin.  One that went round the whole ring
+ * wrote at least four transactions before the one now at the chain's
+ * start (jbd2 caps a transaction at a quarter of the journal,
+ * j_max_transaction_buffers), and wrote the block before that start
+ * last: so a chain whose first transaction is more than three after the
+ * kept superblock's sequence needs that block to be still what the facts
+ * say; else the facts are not used.
+ * The fast-commit area is written in place by every mount, outside any
+ * chain; after a clean unmount the journal's feature for it is off and
+ * the walk takes it for part of the log: its blocks are always fresh.
  * Whether the facts may be used at all (nothing but the kernel wrote the
  * log since) is the caller's: lib/find/ring_since.c.
  *
@@ -26,6 +33,7 @@
  * This file may be redistributed under the terms of the GNU General Public
  * License, version 2.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "e2secrm.h"
@@ -34,6 +42,15 @@
 #include "journal_io.h"
 #include "ring_facts.h"
 #include "ring_fresh.h"
+
+/*
+ * Transactions that may come before a chain's first one in this era and
+ * still not fill the ring: three, each at most a quarter of it.
+ */
+#define MAX_BEFORE	3
+
+/* jbd2's fast-commit area when s_num_fc_blks says 0. */
+#define FC_DEFAULT_BLOCKS	256
 
 static int tid_after(__u32 a, __u32 b)
 {
@@ -123,7 +140,7 @@ static enum e2sr_rf_why follow(struct chain *c, __u32 pos)
 {
 	const struct e2sr_jsb *jsb = &c->j->jsb;
 	__u32 type, seq, prev = c->f->newest, ntags, k, steps = 0;
-	__u32 start = pos;
+	__u32 start = pos, first_tid = 0;
 	errcode_t err;
 
 	for (;;) {
@@ -139,9 +156,13 @@ static enum e2sr_rf_why follow(struct chain *c, __u32 pos)
 			if (steps == 1)
 				return E2SR_RF_OK;
 			c->begun++;
+			if (first_tid - c->f->sequence <= MAX_BEFORE)
+				return E2SR_RF_OK;
 			return unchanged(c, prev_pos(c, start)) ?
 			       E2SR_RF_OK : E2SR_RF_WRAPPED;
 		}
+		if (steps == 1)
+			first_tid = seq;
 		prev = seq;
 		mark(c, pos);
 		pos = next_pos(c, pos);
@@ -164,6 +185,30 @@ static enum e2sr_rf_why follow(struct chain *c, __u32 pos)
 			return E2SR_RF_CHAIN;
 		}
 	}
+}
+
+/*
+ * The fast-commit area as the kernel places it, the last s_num_fc_blks
+ * blocks (JBD2_DEFAULT_FAST_COMMIT_BLOCKS, 256, when that is 0) and the
+ * block before them (j_fc_first is j_last + 1), where it lies inside
+ * what the walk takes for the log.
+ */
+static void mark_fc_area(struct chain *c)
+{
+	const struct e2sr_jsb *jsb = &c->j->jsb;
+	__u32 nfc = 0, pos;
+
+	if (c->j->sbuf && jsb->version == 2)
+		nfc = e2sr_get_be32(c->j->sbuf +
+				    offsetof(struct e2sr_jbd2_sb,
+					     s_num_fc_blks));
+	if (!nfc)
+		nfc = FC_DEFAULT_BLOCKS;
+	if (nfc + 1 >= jsb->maxlen)
+		nfc = jsb->maxlen - 1;
+	for (pos = jsb->maxlen - nfc - 1; pos < jsb->maxlen; pos++)
+		if (pos >= jsb->first && pos < jsb->last)
+			mark(c, pos);
 }
 
 /*
@@ -215,6 +260,8 @@ enum e2sr_rf_why e2sr_rf_fresh(struct e2sr_journal *j,
 		if (why == E2SR_RF_OK && !c.begun)
 			why = E2SR_RF_CHAIN;
 	}
+	if (why == E2SR_RF_OK)
+		mark_fc_area(&c);
 	ext2fs_free_mem(&c.buf);
 	if (why != E2SR_RF_OK) {
 		ext2fs_free_mem(&c.fresh);

@@ -26,6 +26,9 @@
 #include "journal.h"
 #include "testimg.h"
 
+/* What ring_fresh.c always reads: the default fast-commit area and one. */
+#define FC_AREA		257
+
 struct opened {
 	ext2_filsys		fs;
 	struct e2sr_journal	*j;
@@ -363,7 +366,7 @@ static void test_fresh(void **state)
 	struct opened o;
 	unsigned char b[4096];
 	__u8 *fresh;
-	__u32 count, seq;
+	__u32 count, seq, k;
 
 	make_two(t);
 	/*
@@ -377,7 +380,9 @@ static void test_fresh(void **state)
 	assert_int_equal(f.sequence, seq);
 	open_j(t->img, &o);
 	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
-	assert_int_equal(count, 0);
+	/* Only the fast-commit area (256 and one): no chain. */
+	assert_int_equal(count, FC_AREA);
+	assert_false(fresh[(f.head - 1) >> 3] & (1 << ((f.head - 1) & 7)));
 	ext2fs_free_mem(&fresh);
 	close_j(&o);
 
@@ -391,24 +396,45 @@ static void test_fresh(void **state)
 	write_trans(t->img, f.head, seq);
 	open_j(t->img, &o);
 	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
-	assert_int_equal(count, 3);
+	assert_int_equal(count, FC_AREA + 3);
+	for (k = 0; k < 3; k++)
+		assert_true(fresh[(f.head + k - 1) >> 3] &
+			    (1 << ((f.head + k - 1) & 7)));
 	close_j(&o);
 	build(t->img, NULL, NULL, NULL, &whole);
 	assert_int_equal(whole.walk.nblocks, 4);
 	build(t->img, &f, fresh, NULL, &kept);
-	assert_true(kept.walk.read >= 3 && kept.walk.read < 10);
+	assert_true(kept.walk.read >= 3 && kept.walk.read < FC_AREA + 10);
 	assert_true(same_walk(&whole, &kept));
 	e2sr_history_free(&kept);
 	e2sr_history_free(&whole);
 	ext2fs_free_mem(&fresh);
 
-	/* The block before the head changed: the ring went round. */
+	/*
+	 * A chain whose first transaction is far after the kept sequence
+	 * may have gone round the ring: the block before it must be as
+	 * kept.  As it is:
+	 */
+	write_trans(t->img, f.head, seq + 10);
+	set_jsb_sequence(t->img, seq + 11);
+	open_j(t->img, &o);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
+	ext2fs_free_mem(&fresh);
+	close_j(&o);
+	/* Changed: the ring went round. */
 	rw_jblock(t->img, f.head - 1, b, 0);
 	b[100] ^= 1;
 	rw_jblock(t->img, f.head - 1, b, 1);
 	open_j(t->img, &o);
 	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count),
 			 E2SR_RF_WRAPPED);
+	close_j(&o);
+	/* Right after the kept sequence, three transactions cannot. */
+	write_trans(t->img, f.head, seq);
+	set_jsb_sequence(t->img, seq + 2);
+	open_j(t->img, &o);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
+	ext2fs_free_mem(&fresh);
 	close_j(&o);
 	e2sr_rf_free(&f);
 }
