@@ -213,9 +213,10 @@ static int save_since(struct e2sr_ctx *ctx, const struct cmd_opts *o,
 	if (!since_write(o->state_dir, st->uuid, &s->next, crc, st)) {
 		if (ring_write(o->state_dir, st->uuid, *crc,
 			       e2sr_ring_keep(ctx), st))
-			com_err(program_name, 0, "warning: %s: the ring file "
-				"of %s not written (%s): the next run reads the "
-				"journal whole", o->device, st->path, st->why);
+			com_err(program_name, 0, "warning: %s: the ring "
+				"file of %s not written (%s): the next run "
+				"reads the journal whole", o->device, st->path,
+				st->why);
 		return 0;
 	}
 	com_err(program_name, 0, "warning: %s: the since file of %s not "

@@ -211,7 +211,8 @@ static int takes_records(const struct rec_look *l,
 	 * says of an inode whose checksum fails cannot be trusted.
 	 */
 	return copy->verified ||
-	       (copy->trusted && ext2fs_has_feature_metadata_csum(l->fs->super));
+	       (copy->trusted &&
+		ext2fs_has_feature_metadata_csum(l->fs->super));
 }
 
 static errcode_t look_records(struct rec_look *l,

@@ -25,6 +25,15 @@ static int starts_with_magic(const unsigned char *b)
 	return b[0] == 0xC0 && b[1] == 0x3B && b[2] == 0x39 && b[3] == 0x98;
 }
 
+/* Whether the caller's look says the kernel wrote @pos since its facts. */
+int e2sr_jw_fresh(const struct walk *w, __u32 pos)
+{
+	__u32 i = pos - w->jsb->first;
+
+	return w->look && w->look->fresh &&
+	       (w->look->fresh[i >> 3] & (1 << (i & 7)));
+}
+
 /* A claim as the caller sees the copy (as the result will list it). */
 static void copy_of(const struct walk *w, const struct claim *c,
 		    struct e2sr_jblock *copy)
@@ -84,11 +93,9 @@ int e2sr_jw_facts_hold(const struct walk *w, __u32 pos,
 		      const struct claim *c, int trusted)
 {
 	const struct e2sr_ring_facts *f = w->look ? w->look->facts : NULL;
-	__u32 i = pos - w->jsb->first;
 	__u16 bits;
 
-	if (!f || (w->look->fresh && (w->look->fresh[i >> 3] & (1 << (i & 7)))) ||
-	    !e2sr_rf_known(f, pos))
+	if (!f || e2sr_jw_fresh(w, pos) || !e2sr_rf_known(f, pos))
 		return 0;
 	bits = f->bits[pos - f->first];
 	if (!c || (bits & E2SR_RF_JBD2))

@@ -6,8 +6,9 @@
  * blocks; with a run's kept facts (ring_facts.h), the positions the
  * kernel did not write since are taken from them instead of read.  A
  * claimed position is journal_claims.c's, the spans and the result
- * journal_spans.c's.  The blocks come through journal_dev.c's read window, in large
- * sequential runs; the parsing is journal_format.c's.  Every
+ * journal_spans.c's.  The blocks come through journal_dev.c's read
+ * window, in large sequential runs; the parsing is journal_format.c's.
+ * Every
  * number the journal carries is bounded before use, every allocation is
  * sized by the journal's length, and each log position is examined a
  * bounded number of times, so a corrupt journal cannot crash the walk or
@@ -181,8 +182,7 @@ static void log_readahead(struct walk *w, struct e2sr_ra **ra)
 		/* With facts, what the kernel wrote since (mostly). */
 		if (w->look && w->look->facts &&
 		    e2sr_rf_known(w->look->facts, pos) &&
-		    !(w->look->fresh && (w->look->fresh[(pos - jsb->first) >> 3] &
-					 (1 << ((pos - jsb->first) & 7)))))
+		    !e2sr_jw_fresh(w, pos))
 			continue;
 		phys = e2sr_journal_phys(w->j, pos);
 		if (n && r[n - 1].offset + r[n - 1].length ==
@@ -351,7 +351,7 @@ static errcode_t want_fresh(struct walk *w, __u8 **want)
 	if (err)
 		return err;
 	for (i = 0; i < w->loglen; i++)
-		if ((l->fresh && (l->fresh[i >> 3] & (1 << (i & 7)))) ||
+		if (e2sr_jw_fresh(w, w->jsb->first + i) ||
 		    !e2sr_rf_known(l->facts, w->jsb->first + i))
 			(*want)[i >> 3] |= 1 << (i & 7);
 	e2sr_journal_want(w->j, *want, w->jsb->first, w->loglen);

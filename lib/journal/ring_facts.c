@@ -570,8 +570,8 @@ errcode_t e2sr_rf_decode(const void *buf, size_t len,
 	jsb.sequence = h.sequence;
 	err = e2sr_rf_init(f, &jsb);
 	if (err)
-		return err == EXT2_ET_INVALID_ARGUMENT ? E2SR_ERR_RING_FACTS_BAD :
-							 err;
+		return err == EXT2_ET_INVALID_ARGUMENT ?
+		       E2SR_ERR_RING_FACTS_BAD : err;
 	f->ident = h.ident;
 	f->newest = h.newest;
 	f->head = h.head;
