@@ -840,3 +840,40 @@ ring() {
 	rm -f "$RI" "$T/ring.copy.img" "$T/ring.dd.img"
 }
 ring
+
+# After a run that zeroed the whole stale log (--all-journal, as
+# --all-free-if-lost does when it answers a loss), the block before where
+# the kernel goes on is zero and proves nothing; the chain that follows
+# begins right after the kept sequence, which no ring can have gone round
+# (ring_fresh.c), and the facts are used (and checked).
+ring_zeroed() {
+	nm="incremental: ring facts after the log was zeroed"
+	RI=$T/ringz.img RS=$T/st.ringz
+	rm -rf "$RI" "$RS"
+	mkimg "$RI" 64M -t ext4 || { fail "$nm: mke2fs" ""; return; }
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	populate
+	kumount
+	wet "ringz.clean" "$RI" "$RS" --all-journal
+	c=$(rcof ringz.clean)
+	[ "$c" = 0 ] || [ "$c" = 1 ] ||
+		{ fail "$nm: the clean run" "exit $c"; return; }
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	churn 1
+	kumount
+	cp --sparse=always "$RI" "$T/ringz.copy.img"
+	rm -rf "$T/st.rzcopy"
+	cp -a "$RS" "$T/st.rzcopy"
+	dry rzinc "$RI" "$RS" ""
+	dry full "$T/ringz.copy.img" "$T/st.rzcopy" "" --full
+	if [ "$(kind rzinc)" = incremental ] &&
+	   [ "$(jq -r .ring_facts "$T/rzinc.json")" = used ] &&
+	   same_plan rzinc full && [ "$(rcof rzinc)" = "$(rcof full)" ]; then
+		pass "$nm: used, checked, and the plan equals --full's ($(grep -o 'journal: [0-9]* of [0-9]*' "$T/rzinc.out"))"
+	else
+		fail "$nm: used, plan equals --full's" \
+			"run=$(kind rzinc) ring_facts=$(jq -c .ring_facts "$T/rzinc.json") exit $(rcof rzinc)/$(rcof full): $(cat "$T/rzinc.err") $pdiff"
+	fi
+	rm -f "$RI" "$T/ringz.copy.img"
+}
+ring_zeroed
