@@ -34,9 +34,9 @@ int e2sr_jw_fresh(const struct walk *w, __u32 pos)
 	       (w->look->fresh[i >> 3] & (1 << (i & 7)));
 }
 
-/* A claim as the caller sees the copy (as the result will list it). */
-static void copy_of(const struct walk *w, const struct claim *c,
-		    struct e2sr_jblock *copy)
+/* A claim as the caller sees the copy (as the result lists it). */
+void e2sr_jw_copy_of(const struct walk *w, const struct claim *c,
+		     struct e2sr_jblock *copy)
 {
 	memset(copy, 0, sizeof(*copy));
 	copy->jblock = c->pos;
@@ -55,7 +55,7 @@ void e2sr_jw_visit_copy(struct walk *w, const struct claim *c,
 {
 	struct e2sr_jblock copy;
 
-	copy_of(w, c, &copy);
+	e2sr_jw_copy_of(w, c, &copy);
 	w->fn_err = w->look->copy(w->look->priv, &copy, b);
 }
 
@@ -117,7 +117,7 @@ void e2sr_jw_visit_facts(struct walk *w, const struct claim *c)
 
 	if (!w->look->copy_facts)
 		return;
-	copy_of(w, c, &copy);
+	e2sr_jw_copy_of(w, c, &copy);
 	w->fn_err = w->look->copy_facts(w->look->priv, &copy,
 					w->look->facts);
 }

@@ -222,14 +222,7 @@ errcode_t e2sr_jw_build_result(struct walk *w)
 		if (!c->valid || !c->in_range)
 			continue;
 		b = &out->blocks[n++];
-		b->jblock = c->pos;
-		b->fs_block = c->fs_block;
-		b->sequence = c->sequence;
-		b->desc = w->descs[c->desc].pos;
-		b->flags = c->flags;
-		b->verified = c->verified;
-		b->trusted = c->trusted;
-		b->zero = c->zero;
+		e2sr_jw_copy_of(w, c, b);
 		b->committed = committed[c->desc];
 	}
 	out->nblocks = n;

@@ -67,6 +67,8 @@ struct walk {
 
 /* journal_claims.c */
 int e2sr_jw_fresh(const struct walk *w, __u32 pos);
+void e2sr_jw_copy_of(const struct walk *w, const struct claim *c,
+		     struct e2sr_jblock *copy);
 void e2sr_jw_visit_copy(struct walk *w, const struct claim *c,
 			const unsigned char *b);
 void e2sr_jw_resolve(struct walk *w, struct claim *c, const unsigned char *b);
