@@ -224,20 +224,22 @@ const struct e2sr_ring_facts *e2sr_ring_keep(struct e2sr_ctx *ctx)
 	struct e2sr_since *s = &ctx->since;
 	struct e2sr_journal *j = ctx->journal;
 	struct e2sr_ring_facts *f = &s->ring_next;
+	unsigned char *zero;
 	__u32 pos;
 
 	if (!s->keep_ring || !j || !f->bits || f->broken || j->external ||
 	    j->sb_written || j->written_lost ||
 	    ctx->replay.how != E2SR_RECOVERY_NONE || ctx->orphans.n)
 		return NULL;
+	if (ext2fs_get_arrayzero(2, f->blocksize, &zero))
+		return NULL;
 	for (pos = f->first; pos < f->last; pos++) {
-		if (e2sr_journal_zeroed(j, pos)) {
-			if (e2sr_rf_zeroed(f, &j->jsb, pos))
-				return NULL;
-		} else if (e2sr_journal_wrote(j, pos)) {
+		if (e2sr_journal_zeroed(j, pos))
+			e2sr_rf_zeroed(f, &j->jsb, pos, zero);
+		else if (e2sr_journal_wrote(j, pos))
 			e2sr_rf_forget(f, pos);
-		}
 	}
+	ext2fs_free_mem(&zero);
 	f->sequence = j->jsb.sequence;
 	return f;
 }

@@ -238,31 +238,27 @@ void e2sr_rf_forget(struct e2sr_ring_facts *f, __u32 pos)
  * Position @pos left all zero by this run: not stale, no directory, no
  * record in it, and whether the tag that claimed it still checks
  * (always, in a journal without checksums; a block that was zero
- * already is as it was).
+ * already is as it was).  @zero: two blocks, the first all zero, the
+ * second scratch (the caller's, once for all positions).
  */
-errcode_t e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
-			 __u32 pos)
+void e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
+		    __u32 pos, unsigned char *zero)
 {
 	const struct e2sr_rf_key *k;
-	unsigned char *zero;
 	__u32 i = pos - f->first;
-	errcode_t err;
 
 	if (!in_log(f, pos))
-		return 0;
+		return;
 	if ((f->bits[i] & E2SR_RF_KNOWN) && !(f->bits[i] & E2SR_RF_JBD2) &&
 	    !(f->bits[i] & E2SR_RF_STALE))
-		return 0;
+		return;
 	if (f->bits[i] & E2SR_RF_JBD2)
 		f->bits[i] = 0;
 	f->bits[i] &= E2SR_RF_CLAIMED;
 	f->bits[i] |= E2SR_RF_KNOWN | E2SR_RF_NORECS;
 	f->off[i] = E2SR_RF_NONE;
 	if (!(f->bits[i] & E2SR_RF_CLAIMED))
-		return 0;
-	err = ext2fs_get_arrayzero(2, f->blocksize, &zero);
-	if (err)
-		return err;
+		return;
 	k = &f->key[i];
 	if (e2sr_jtag_verifies(jsb, k->sequence, k->flags, k->csum, zero,
 			       zero + f->blocksize)) {
@@ -271,8 +267,6 @@ errcode_t e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
 		if (k->flags & E2SR_JBD2_FLAG_ESCAPE)
 			e2sr_rf_forget(f, pos);
 	}
-	ext2fs_free_mem(&zero);
-	return 0;
 }
 
 /* The size of what off[] names for @pos, from its encoding. */

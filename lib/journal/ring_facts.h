@@ -78,8 +78,8 @@ errcode_t e2sr_rf_put_jbd2(struct e2sr_ring_facts *f, __u32 pos,
 void e2sr_rf_get_jbd2(const struct e2sr_ring_facts *f, __u32 pos,
 		      unsigned char *b);
 void e2sr_rf_forget(struct e2sr_ring_facts *f, __u32 pos);
-errcode_t e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
-			 __u32 pos);
+void e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
+		    __u32 pos, unsigned char *zero);
 errcode_t e2sr_rf_copy_pos(struct e2sr_ring_facts *to,
 			   const struct e2sr_ring_facts *from, __u32 pos);
 int e2sr_rf_key_is(const struct e2sr_ring_facts *f, __u32 pos,
