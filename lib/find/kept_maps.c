@@ -9,8 +9,11 @@
  * companion (since.c gathers it, the command writes it), and a later run
  * gives a file of the same life, deleted since, its blocks back from
  * there.  Those are planned as a historic map's (plan.c): free by both
- * sources, and not written since by another owner.  What the state file
- * is and when it is trusted is since.c's and the command's.
+ * sources, and not written since by another owner.  A file the run read
+ * with no block at all is kept too, with an empty map: deleted since,
+ * its unlink's copy shows no map either, and only the run before says
+ * it never had one.  What the state file is and when it is trusted is
+ * since.c's and the command's.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -34,6 +37,18 @@ static int cmp_kept(const void *a, const void *b)
 }
 
 /*
+ * Whether the live pass read all of @f's map: an empty one only when
+ * nothing of it was lost or left unread, so that "no block" is a fact.
+ */
+static int kept_whole(const struct e2sr_file *f)
+{
+	if (f->state != E2SR_STATE_LIVE)
+		return 0;
+	return f->map_count ||
+	       (!(f->map_status & E2SR_MAP_LOST) && !f->map_error);
+}
+
+/*
  * The maps of the live files that carry the flag, as the live pass read
  * them: once this run has wiped the journal's copies of their records,
  * nothing else says which blocks they held, and the kernel zeroes the map
@@ -52,7 +67,7 @@ errcode_t e2sr_kept_note(struct e2sr_ctx *ctx)
 	n->kept_count = n->kept_ext_count = 0;
 	for (i = 0; i < inv->count; i++) {
 		f = &inv->files[i];
-		if (f->state != E2SR_STATE_LIVE || !f->map_count)
+		if (!kept_whole(f))
 			continue;
 		files++;
 		ext += f->map_count;
@@ -60,21 +75,22 @@ errcode_t e2sr_kept_note(struct e2sr_ctx *ctx)
 	if (!files)
 		return 0;
 	err = ext2fs_get_array(files, sizeof(*n->kept), &n->kept);
-	if (!err)
+	if (!err && ext)
 		err = ext2fs_get_array(ext, sizeof(*n->kept_ext),
 				       &n->kept_ext);
 	if (err)
 		return err;
 	for (i = 0; i < inv->count; i++) {
 		f = &inv->files[i];
-		if (f->state != E2SR_STATE_LIVE || !f->map_count)
+		if (!kept_whole(f))
 			continue;
 		n->kept[n->kept_count].ino = f->ino;
 		n->kept[n->kept_count].generation = f->generation;
 		n->kept[n->kept_count].first = (__u32)n->kept_ext_count;
 		n->kept[n->kept_count].count = (__u32)f->map_count;
-		memcpy(n->kept_ext + n->kept_ext_count, f->map,
-		       f->map_count * sizeof(*f->map));
+		if (f->map_count)
+			memcpy(n->kept_ext + n->kept_ext_count, f->map,
+			       f->map_count * sizeof(*f->map));
 		n->kept_ext_count += f->map_count;
 		n->kept_count++;
 	}
