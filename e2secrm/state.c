@@ -234,6 +234,7 @@ enum state_key {
 	SK_RUN_TIME,
 	SK_UNANSWERED,	/* optional: 0 when not there */
 	SK_SINCE,	/* optional: the crc of the .since file */
+	SK_TID_NSEC,	/* optional: tid_time's nanoseconds */
 	SK_COUNT
 };
 
@@ -247,6 +248,7 @@ static const struct key state_keys[SK_COUNT] = {
 	{ "run_time",	1, 0, UINT64_MAX, 0 },
 	{ "unanswered",	1, 0, UINT32_MAX, 0 },
 	{ "since",	1, 0, UINT32_MAX, 0 },
+	{ "tid_nsec",	1, 0, 999999999, 0 },
 };
 
 /* Every line known, every number in range, every key once. */
@@ -266,6 +268,8 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 	}
 	prev->tid = (__u32)v[SK_TID][0];
 	prev->tid_time = v[SK_TID_TIME][0];
+	prev->tid_nsec = (__u32)v[SK_TID_NSEC][0];
+	prev->have_nsec = !!(have & 1u << SK_TID_NSEC);
 	prev->sequence = (__u32)v[SK_SEQUENCE][0];
 	prev->head = (__u32)v[SK_HEAD][0];
 	prev->run_time = v[SK_RUN_TIME][0];
@@ -487,6 +491,11 @@ int state_write(const char *dir, const char *uuid,
 		       STATE_VERSION, uuid, now->tid,
 		       (uint64_t)now->tid_time, now->sequence, now->head,
 		       (uint64_t)now->run_time, now->unanswered);
+	if (len >= 0 && (size_t)len < sizeof(text) && now->have_nsec) {
+		more = snprintf(text + len, sizeof(text) - (size_t)len,
+				"tid_nsec=%u\n", now->tid_nsec);
+		len = more < 0 ? more : len + more;
+	}
 	if (len >= 0 && (size_t)len < sizeof(text) && since_crc) {
 		more = snprintf(text + len, sizeof(text) - (size_t)len,
 				"since=%u\n", *since_crc);

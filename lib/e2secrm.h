@@ -528,6 +528,8 @@ struct e2sr_livemap {
 struct e2sr_cover_prev {
 	__u32			tid;		/* newest transaction it saw */
 	__u64			tid_time;	/* its commit time, 0: none */
+	__u32			tid_nsec;	/* and its nanoseconds */
+	int			have_nsec;	/* tid_nsec known */
 	__u32			sequence;	/* s_sequence it left: the next */
 	__u32			head;		/* s_head it left, 0: none */
 	__u64			run_time;	/* when it ran */
@@ -723,6 +725,7 @@ struct e2sr_coverage {
 	int			have_from;	/* from..newest are readable */
 	__u32			newest;		/* newest committed tid */
 	__u64			newest_time;
+	__u32			newest_nsec;
 	__u32			oldest;		/* oldest readable in full */
 	__u64			oldest_time;
 	__u32			from;		/* tids before it: not seen */

@@ -405,6 +405,7 @@ errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx)
 	cov->have_log = cov->have_from = 0;
 	cov->newest = cov->oldest = cov->from = 0;
 	cov->newest_time = cov->oldest_time = 0;
+	cov->newest_nsec = 0;
 	if (!ctx->journal) {
 		/* An external journal not given (-j): nothing of it read. */
 		if (ctx->fs && ext2fs_has_feature_journal(ctx->fs->super))
@@ -435,6 +436,7 @@ errcode_t e2sr_coverage_scan(struct e2sr_ctx *ctx)
 			cov->have_log = 1;
 			cov->newest = s;
 			cov->newest_time = w->commits[i].commit_sec;
+			cov->newest_nsec = w->commits[i].commit_nsec;
 			c = w->commits[i].jblock;
 		}
 	}
@@ -515,6 +517,8 @@ void e2sr_coverage_next(const struct e2sr_ctx *ctx,
 	if (cov->have_log) {
 		now->tid = cov->newest;
 		now->tid_time = cov->newest_time;
+		now->tid_nsec = cov->newest_nsec;
+		now->have_nsec = 1;
 	} else {
 		now->tid = j->jsb.sequence - 1;
 	}

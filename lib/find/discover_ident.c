@@ -454,22 +454,50 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 }
 
 /*
+ * How far after a commit's time a creation time must be to prove the
+ * file was made after the commit was stamped, in nanoseconds.  jbd2
+ * stamps a commit from the coarse real-time clock, which lags the real
+ * time by up to a tick (10 ms at HZ=100, the slowest); a creation time
+ * is the coarse clock too, or since 6.13's multigrain stamps a time no
+ * later than the real one, so a file made before the commit's stamp has
+ * one less than a tick after it.  Two ticks at the slowest: a run, a
+ * mount and a create take some tens of milliseconds on a small image.
+ */
+#define CRTIME_MARGIN_NS	20000000U
+
+/* Whether @sec.@nsec is later than the commit @prev kept, by the margin. */
+static int after_commit(const struct e2sr_cover_prev *prev, __u32 sec,
+			__u32 nsec)
+{
+	__u64 t, c;
+
+	if (!prev->have_nsec)
+		return sec > prev->tid_time;	/* a state of whole seconds */
+	t = (__u64)sec * 1000000000U + nsec;
+	c = prev->tid_time * 1000000000U + prev->tid_nsec;
+	return t > c && t - c > CRTIME_MARGIN_NS;
+}
+
+/*
  * Whether the life of versions [first, end) was made after the previous
  * run: its creation time is later than the newest commit that run saw
  * (the kernel stamps both from one clock; the state keeps that commit's
- * seconds) and not before the run ended (its state's time, in seconds).
- * A life made in fast commits the kernel or that run replayed before the
- * run has a creation time after that commit but before the run: the
- * second test keeps it out, unless that run ended within the second the
- * life was made.  No version may be from a transaction that run saw, or
- * the clock is not to be trusted.  A record without a creation time
- * proves nothing.
+ * time, to the nanosecond since the state has tid_nsec, by the margin
+ * above) and not before the run ended (its state's time, in seconds).
+ * Before the nanoseconds, a file made in the second of that commit (a
+ * run, a mount and a churn within one second) was reported as a lost
+ * map.  A life made in fast commits the kernel or that run replayed
+ * before the run has a creation time after that commit but before the
+ * run: the second test keeps it out, unless that run ended within the
+ * second the life was made.  No version may be from a transaction that
+ * run saw, or the clock is not to be trusted.  A record without a
+ * creation time proves nothing.
  */
 static int made_after_prev(const struct discover *d, size_t first,
 			   size_t end)
 {
 	const struct e2sr_cover_prev *prev = &d->ctx->coverage.prev;
-	__u32 sec = 0;
+	__u32 sec = 0, nsec = 0;
 	size_t i;
 
 	if (!prev->tid_time || !prev->run_time)
@@ -480,10 +508,15 @@ static int made_after_prev(const struct discover *d, size_t first,
 		if (d->v[i].fc && d->v[i].fc_whole &&
 		    tid_le(d->v[i].fc_tid, prev->tid))
 			return 0;
-		if (d->v[i].crtime && (!sec || d->v[i].crtime < sec))
+		if (!d->v[i].crtime)
+			continue;
+		if (!sec || d->v[i].crtime < sec ||
+		    (d->v[i].crtime == sec && d->v[i].crtime_nsec < nsec)) {
 			sec = d->v[i].crtime;
+			nsec = d->v[i].crtime_nsec;
+		}
 	}
-	return sec && sec > prev->tid_time && sec >= prev->run_time;
+	return sec && after_commit(prev, sec, nsec) && sec >= prev->run_time;
 }
 
 /*
