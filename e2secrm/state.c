@@ -281,8 +281,8 @@ static int parse(char *text, const char *uuid, struct e2sr_cover_prev *prev,
 
 /*
  * The text of file @path (at most @max bytes), into *@text (the caller
- * frees it with ext2fs_free_mem()).  STATE_READ, STATE_NONE when neither it nor the directory
- * is there, STATE_BAD (st->why says why).
+ * frees it with ext2fs_free_mem()).  STATE_READ, STATE_NONE when
+ * neither it nor the directory is there, STATE_BAD (st->why says why).
  */
 enum state_result state_read_file(const char *dir, const char *path,
 				  size_t max, unsigned char **data,

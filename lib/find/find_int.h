@@ -41,6 +41,13 @@ errcode_t e2sr_inventory_take(struct e2sr_ctx *ctx, ext2_ino_t ino,
 errcode_t e2sr_inventory_tail_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 				     struct ext2_inode_large *inode);
 
+/* since.c: a block's newest copy logged since the last run, as it was */
+const struct e2sr_version *e2sr_since_newest(const struct e2sr_ctx *ctx,
+					     blk64_t blk);
+errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
+			       const struct e2sr_version *v,
+			       unsigned char *buf);
+
 /* kept_maps.c: the maps of live secure-delete files, kept for the next */
 errcode_t e2sr_kept_note(struct e2sr_ctx *ctx);
 

@@ -16,7 +16,9 @@
  * past a group's bg_itable_unused mark are taken after the live set is
  * complete, as the full run takes its groups' tails.  The maps of the
  * records not read claim no block that is free now; the live set takes
- * the bitmaps' word for them (livemap.c).
+ * the bitmaps' word for them (livemap.c).  A table block logged since
+ * is taken from its newest copy in the log, which the journal walk has
+ * just read (table_read()), not read a second time from the table.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -45,7 +47,10 @@ struct since_walk {
 struct since_read {
 	struct ext2_inode_large	*inode;	/* the record, the CPU's order */
 	unsigned char		*block;	/* the table block read last */
+	unsigned char		*disk;	/* ring_check: the same from disk */
 	blk64_t			have;	/* which one; 0: none */
+	int			from_log; /* logged copies stand in */
+	int			tails;	/* the second pass: not counted */
 };
 
 static errcode_t list_add(struct since_list *l, ext2_ino_t ino)
@@ -131,13 +136,64 @@ static int in_tail(ext2_filsys fs, ext2_ino_t ino)
 }
 
 /*
+ * Whether a table block's newest copy logged since the last run may
+ * stand in for the block.  After a clean unmount the disk holds every
+ * block as its newest committed copy: jbd2 checkpointed them all before
+ * it cleared s_start.  So only when the run recovered nothing, released
+ * no orphan (either writes blocks the log does not hold), and trusts
+ * nothing the proof would otherwise test: with --trust a write outside
+ * the log may have passed unseen, and the copy would hide it.
+ */
+static int copies_stand_in(const struct e2sr_ctx *ctx)
+{
+	return ctx->journal && ctx->replay.how == E2SR_RECOVERY_NONE &&
+	       !ctx->orphans.n && !(ctx->since.trust & ~E2SR_TRUST_AGE);
+}
+
+/*
+ * Table block @blk into @rd->block: its newest copy logged since the
+ * last run when there is one, committed, checksummed and not past the
+ * log's end; the disk otherwise.  ring_check reads the disk too and
+ * stops the run on any difference.
+ */
+static errcode_t table_read(struct e2sr_ctx *ctx, blk64_t blk,
+			    struct since_read *rd)
+{
+	ext2_filsys fs = ctx->fs;
+	const struct e2sr_version *v = NULL;
+	errcode_t err;
+
+	if (rd->from_log)
+		v = e2sr_since_newest(ctx, blk);
+	if (v && (!v->verified || !v->committed ||
+		  !e2sr_coverage_readable(&ctx->coverage, v->sequence)))
+		v = NULL;
+	if (!v)
+		return io_channel_read_blk64(fs->io, blk, 1, rd->block);
+	err = e2sr_since_read_copy(ctx, v, rd->block);
+	if (err)
+		return err;
+	if (!rd->tails)
+		ctx->since.table_from_log++;
+	if (!rd->disk)
+		return 0;
+	err = io_channel_read_blk64(fs->io, blk, 1, rd->disk);
+	if (err)
+		return err;
+	if (memcmp(rd->disk, rd->block, fs->blocksize))
+		return E2SR_ERR_TABLE_COPY_DIFFERS;
+	return 0;
+}
+
+/*
  * The inode table block that holds record @ino, in @rd->block unless it
  * is there already (@rd->have), and where the record lies in it.  What
  * ext2fs_read_inode2() refuses of a group's table is refused alike.
  */
-static errcode_t table_block(ext2_filsys fs, ext2_ino_t ino,
+static errcode_t table_block(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			     struct since_read *rd, const unsigned char **rec)
 {
+	ext2_filsys fs = ctx->fs;
 	__u32 ipg = fs->super->s_inodes_per_group;
 	__u64 off = (__u64)((ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
 	blk64_t itable = ext2fs_inode_table_loc(fs, (ino - 1) / ipg), blk;
@@ -152,7 +208,7 @@ static errcode_t table_block(ext2_filsys fs, ext2_ino_t ino,
 	blk = itable + off / fs->blocksize;
 	if (blk != rd->have) {
 		rd->have = 0;
-		err = io_channel_read_blk64(fs->io, blk, 1, rd->block);
+		err = table_read(ctx, blk, rd);
 		if (err)
 			return err;
 		rd->have = blk;
@@ -175,7 +231,7 @@ static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	int csum_bad = 0;
 	errcode_t err;
 
-	err = table_block(fs, ino, rd, &rec);
+	err = table_block(ctx, ino, rd, &rec);
 	if (err)
 		return err;
 	if (!tail && ext2fs_has_feature_metadata_csum(fs->super))
@@ -211,6 +267,7 @@ static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
 	memset(&w, 0, sizeof(w));
 	memset(&l, 0, sizeof(l));
 	rd->have = 0;		/* each pass reads its blocks afresh */
+	rd->tails = tails;
 	for (g = 0; !err && g < fs->group_desc_count; g++) {
 		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
@@ -295,6 +352,9 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 	err = ext2fs_get_memzero(isize, &rd.inode);
 	if (!err)
 		err = ext2fs_get_mem(fs->blocksize, &rd.block);
+	if (!err && ctx->since.ring_check)
+		err = ext2fs_get_mem(fs->blocksize, &rd.disk);
+	rd.from_log = copies_stand_in(ctx);
 	if (!err)
 		err = read_groups(ctx, &rd, 0);
 	if (!err)
@@ -304,6 +364,7 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 		kept_parents(ctx);
 		err = read_groups(ctx, &rd, 1);
 	}
+	ext2fs_free_mem(&rd.disk);
 	ext2fs_free_mem(&rd.block);
 	ext2fs_free_mem(&rd.inode);
 	return err;

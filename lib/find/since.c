@@ -292,8 +292,8 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 
 
 /* The newest committed copy of @blk logged after the last run. */
-static const struct e2sr_version *newest_since(const struct e2sr_ctx *ctx,
-					       blk64_t blk)
+const struct e2sr_version *e2sr_since_newest(const struct e2sr_ctx *ctx,
+					     blk64_t blk)
 {
 	const struct e2sr_version *v, *best = NULL;
 	size_t n, i;
@@ -310,8 +310,9 @@ static const struct e2sr_version *newest_since(const struct e2sr_ctx *ctx,
 }
 
 /* A logged copy as the block was: an escaped copy gets its magic back. */
-static errcode_t read_copy(struct e2sr_ctx *ctx, const struct e2sr_version *v,
-			   unsigned char *buf)
+errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
+			       const struct e2sr_version *v,
+			       unsigned char *buf)
 {
 	errcode_t err;
 
@@ -336,14 +337,14 @@ static errcode_t explained(struct e2sr_ctx *ctx, blk64_t blk,
 			   unsigned int off, unsigned int len,
 			   unsigned char *buf, int *yes)
 {
-	const struct e2sr_version *v = newest_since(ctx, blk);
+	const struct e2sr_version *v = e2sr_since_newest(ctx, blk);
 	unsigned char *copy = buf, *disk = buf + ctx->fs->blocksize;
 	errcode_t err;
 
 	*yes = 0;
 	if (!v || !blk)
 		return 0;
-	err = read_copy(ctx, v, copy);
+	err = e2sr_since_read_copy(ctx, v, copy);
 	if (!err)
 		err = io_channel_read_blk64(ctx->fs->io, blk, 1, disk);
 	if (!err)
@@ -451,7 +452,7 @@ static errcode_t log_tests(struct e2sr_ctx *ctx, int *failed)
 		*failed = fail(s, E2SR_FULL_WRAPPED, 0);
 		return 0;
 	}
-	v = newest_since(ctx, sbblk);
+	v = e2sr_since_newest(ctx, sbblk);
 	if (!v) {
 		if (!(s->trust & E2SR_TRUST_SUPER) && fixed != p->sb.fixed)
 			*failed = fail(s, E2SR_FULL_SUPER, 0);
@@ -463,7 +464,7 @@ static errcode_t log_tests(struct e2sr_ctx *ctx, int *failed)
 	err = ext2fs_get_mem(fs->blocksize, &buf);
 	if (err)
 		return err;
-	err = read_copy(ctx, v, buf);
+	err = e2sr_since_read_copy(ctx, v, buf);
 	if (!err) {
 		memcpy(&logged, buf + off, sizeof(logged));
 		if (!(s->trust & E2SR_TRUST_SUPER) &&
