@@ -674,7 +674,7 @@ struct e2sr_since {
 	__u32			groups_read;	/* with a record read */
 	__u32			groups_changed;	/* explained by the log */
 	__u32			table_blocks;	/* inode table blocks read */
-	__u32			table_from_log;	/* of them, from logged copies */
+	__u32			from_log;	/* blocks read from logged copies */
 	__u32			log_blocks;	/* logged since the last run */
 	/* for the next run */
 	struct e2sr_since_state	next;

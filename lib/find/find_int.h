@@ -48,6 +48,10 @@ errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
 			       const struct e2sr_version *v,
 			       unsigned char *buf);
 
+/* since_io.c: the blocks logged since, read from the log */
+errcode_t e2sr_since_io_push(struct e2sr_ctx *ctx);
+void e2sr_since_io_pop(struct e2sr_ctx *ctx);
+
 /* kept_maps.c: the maps of live secure-delete files, kept for the next */
 errcode_t e2sr_kept_note(struct e2sr_ctx *ctx);
 

@@ -16,9 +16,10 @@
  * past a group's bg_itable_unused mark are taken after the live set is
  * complete, as the full run takes its groups' tails.  The maps of the
  * records not read claim no block that is free now; the live set takes
- * the bitmaps' word for them (livemap.c).  A table block logged since
- * is taken from its newest copy in the log, which the journal walk has
- * just read (table_read()), not read a second time from the table.
+ * the bitmaps' word for them (livemap.c).  A block logged since (inode
+ * table, directory, tree) is taken from its newest copy in the log,
+ * which the journal walk has just read, not read a second time from
+ * where it lies (since_io.c, laid over the pass when copies_stand_in()).
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -47,10 +48,7 @@ struct since_walk {
 struct since_read {
 	struct ext2_inode_large	*inode;	/* the record, the CPU's order */
 	unsigned char		*block;	/* the table block read last */
-	unsigned char		*disk;	/* ring_check: the same from disk */
 	blk64_t			have;	/* which one; 0: none */
-	int			from_log; /* logged copies stand in */
-	int			tails;	/* the second pass: not counted */
 };
 
 static errcode_t list_add(struct since_list *l, ext2_ino_t ino)
@@ -136,53 +134,18 @@ static int in_tail(ext2_filsys fs, ext2_ino_t ino)
 }
 
 /*
- * Whether a table block's newest copy logged since the last run may
- * stand in for the block.  After a clean unmount the disk holds every
- * block as its newest committed copy: jbd2 checkpointed them all before
- * it cleared s_start.  So only when the run recovered nothing, released
- * no orphan (either writes blocks the log does not hold), and trusts
- * nothing the proof would otherwise test: with --trust a write outside
- * the log may have passed unseen, and the copy would hide it.
+ * Whether the blocks logged since the last run may be read from their
+ * newest copies (since_io.c).  After a clean unmount the disk holds
+ * every block as its newest committed copy: jbd2 checkpointed them all
+ * before it cleared s_start.  So only when the run recovered nothing,
+ * released no orphan (either writes blocks the log does not hold), and
+ * trusts nothing the proof would otherwise test: with a test's trust a
+ * write outside the log may have passed unseen, and a copy would hide it.
  */
 static int copies_stand_in(const struct e2sr_ctx *ctx)
 {
 	return ctx->journal && ctx->replay.how == E2SR_RECOVERY_NONE &&
 	       !ctx->orphans.n && !(ctx->since.trust & ~E2SR_TRUST_AGE);
-}
-
-/*
- * Table block @blk into @rd->block: its newest copy logged since the
- * last run when there is one, committed, checksummed and not past the
- * log's end; the disk otherwise.  ring_check reads the disk too and
- * stops the run on any difference.
- */
-static errcode_t table_read(struct e2sr_ctx *ctx, blk64_t blk,
-			    struct since_read *rd)
-{
-	ext2_filsys fs = ctx->fs;
-	const struct e2sr_version *v = NULL;
-	errcode_t err;
-
-	if (rd->from_log)
-		v = e2sr_since_newest(ctx, blk);
-	if (v && (!v->verified || !v->committed ||
-		  !e2sr_coverage_readable(&ctx->coverage, v->sequence)))
-		v = NULL;
-	if (!v)
-		return io_channel_read_blk64(fs->io, blk, 1, rd->block);
-	err = e2sr_since_read_copy(ctx, v, rd->block);
-	if (err)
-		return err;
-	if (!rd->tails)
-		ctx->since.table_from_log++;
-	if (!rd->disk)
-		return 0;
-	err = io_channel_read_blk64(fs->io, blk, 1, rd->disk);
-	if (err)
-		return err;
-	if (memcmp(rd->disk, rd->block, fs->blocksize))
-		return E2SR_ERR_TABLE_COPY_DIFFERS;
-	return 0;
 }
 
 /*
@@ -208,7 +171,7 @@ static errcode_t table_block(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	blk = itable + off / fs->blocksize;
 	if (blk != rd->have) {
 		rd->have = 0;
-		err = table_read(ctx, blk, rd);
+		err = io_channel_read_blk64(fs->io, blk, 1, rd->block);
 		if (err)
 			return err;
 		rd->have = blk;
@@ -267,7 +230,6 @@ static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
 	memset(&w, 0, sizeof(w));
 	memset(&l, 0, sizeof(l));
 	rd->have = 0;		/* each pass reads its blocks afresh */
-	rd->tails = tails;
 	for (g = 0; !err && g < fs->group_desc_count; g++) {
 		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
@@ -352,9 +314,8 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 	err = ext2fs_get_memzero(isize, &rd.inode);
 	if (!err)
 		err = ext2fs_get_mem(fs->blocksize, &rd.block);
-	if (!err && ctx->since.ring_check)
-		err = ext2fs_get_mem(fs->blocksize, &rd.disk);
-	rd.from_log = copies_stand_in(ctx);
+	if (!err && copies_stand_in(ctx))
+		err = e2sr_since_io_push(ctx);
 	if (!err)
 		err = read_groups(ctx, &rd, 0);
 	if (!err)
@@ -364,7 +325,7 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 		kept_parents(ctx);
 		err = read_groups(ctx, &rd, 1);
 	}
-	ext2fs_free_mem(&rd.disk);
+	e2sr_since_io_pop(ctx);
 	ext2fs_free_mem(&rd.block);
 	ext2fs_free_mem(&rd.inode);
 	return err;

@@ -853,18 +853,18 @@ ring() {
 	fi
 	(E2SECRM_RING_CHECK=1; export E2SECRM_RING_CHECK; dry rtab "$T/ring.dd.img" "$T/st.rdd" "")
 	if [ -n "$ib" ] && [ "$(rcof rtab)" = 8 ] &&
-	   grep -q 'differs from its newest logged copy' "$T/rtab.err"; then
+	   grep -q 'differs on the disk from its newest logged copy' "$T/rtab.err"; then
 		pass "$nm: a table block logged since, changed below: the check stops the run (exit 8)"
 	else
 		fail "$nm: a table block changed below: the check stops the run" \
 			"block/offset '$ib': exit $(rcof rtab): $(cat "$T/rtab.err")"
 	fi
-	tl=$(jq -r '.table_blocks_from_log' "$T/rinc.json")
+	tl=$(jq -r '.blocks_from_log' "$T/rinc.json")
 	if [ "${tl:-0}" -gt 0 ] 2>/dev/null &&
-	   grep -q "of them from their logged copies" "$T/rinc.out"; then
-		pass "$nm: $tl inode table blocks taken from their logged copies"
+	   grep -q "reads answered from their logged copies" "$T/rinc.out"; then
+		pass "$nm: $tl reads answered from their logged copies"
 	else
-		fail "$nm: table blocks from their logged copies" "$tl: $(kindline rinc)"
+		fail "$nm: reads answered from their logged copies" "$tl: $(kindline rinc)"
 	fi
 	rm -f "$RI" "$T/ring.copy.img" "$T/ring.dd.img"
 }
