@@ -589,12 +589,23 @@ errcode_t e2sr_rf_decode(const void *buf, size_t len,
 	for (i = 0; i < n; i++) {
 		if (f->off[i] == E2SR_RF_NONE)
 			continue;
-		/* A jbd2 block's bytes must be there whole. */
-		if ((size_t)f->off[i] + 2 + RF_TAIL > f->ndata ||
-		    ((f->bits[i] & E2SR_RF_JBD2) &&
-		     (jbd2_len(f, i) > f->blocksize - RF_TAIL ||
-		      (size_t)f->off[i] + 2 + RF_TAIL + jbd2_len(f, i) >
-		      f->ndata))) {
+		/*
+		 * A jbd2 block's bytes must be there whole; a records
+		 * stream's count at least (its reader stops at the end of
+		 * the data).  A copy with no record kept is a stream of 5
+		 * bytes, shorter than a jbd2 block's least: as the last
+		 * thing kept, the file was once refused for it.
+		 */
+		if (!(f->bits[i] & E2SR_RF_JBD2) &&
+		    (size_t)f->off[i] + 5 > f->ndata) {
+			e2sr_rf_free(f);
+			return E2SR_ERR_RING_FACTS_BAD;
+		}
+		if ((f->bits[i] & E2SR_RF_JBD2) &&
+		    ((size_t)f->off[i] + 2 + RF_TAIL > f->ndata ||
+		     jbd2_len(f, i) > f->blocksize - RF_TAIL ||
+		     (size_t)f->off[i] + 2 + RF_TAIL + jbd2_len(f, i) >
+		     f->ndata)) {
 			e2sr_rf_free(f);
 			return E2SR_ERR_RING_FACTS_BAD;
 		}
