@@ -121,7 +121,10 @@ timed() {
 vline() {
 	local line
 	line=$(cat "$work/out" "$work/err" | grep -m1 -E 'incremental run since|full scan:')
+	# Without -v a full run names no reason on its own: the JSON's.
+	[ -n "$line" ] || line="full scan: $(jq -r '.full_reason // "?"' "$work/$2.json" 2>/dev/null)"
 	fact "$1" "${2}_vline" "${line:-none}"
+	fact "$1" "${2}_jline" "$(cat "$work/out" | grep -m1 -E ': journal: ' | sed 's/^[^:]*: //')"
 	fact "$1" "${2}_run" "$(jq -r '.run // "none"' "$work/$2.json" 2>/dev/null)"
 	fact "$1" "${2}_full_reason" "$(jq -r '.full_reason // ""' "$work/$2.json" 2>/dev/null)"
 	fact "$1" "${2}_groups_read" "$(jq -r '.groups_read // ""' "$work/$2.json" 2>/dev/null)"
@@ -257,7 +260,7 @@ for churn in $INC_CHURN; do
 			fl=
 			[ "$t" = full-n ] && fl=--full
 			# shellcheck disable=SC2086
-			timed "$im" "$t" "$rep" "$E2SECRM" -n -v $fl \
+			timed "$im" "$t" "$rep" "$E2SECRM" -n $fl \
 				--state-dir "$work/s-$t" --json "$work/$t.json" \
 				--json-plan "$img"
 			[ "$rep" = 1 ] && vline "$im" "$t"
@@ -274,11 +277,11 @@ for churn in $INC_CHURN; do
 		cp --sparse=always "$img" "$img2" && sync || exit 8
 		rm -rf "$work/s-full-y"
 		cp -a "$state" "$work/s-full-y"
-		timed "$im" inc-y 1 "$E2SECRM" -y --skip-zero -v --state-dir "$state" \
+		timed "$im" inc-y 1 "$E2SECRM" -y --skip-zero --state-dir "$state" \
 			--json "$work/inc-y.json" --json-plan "$img"
 		vline "$im" inc-y
 		keep_report "$im" inc-y
-		timed "$im" full-y 1 "$E2SECRM" -y --skip-zero -v --full \
+		timed "$im" full-y 1 "$E2SECRM" -y --skip-zero --full \
 			--state-dir "$work/s-full-y" --json "$work/full-y.json" \
 			--json-plan "$img2"
 		vline "$im" full-y

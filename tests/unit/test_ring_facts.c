@@ -176,20 +176,27 @@ static void set_jsb_sequence(const char *img, __u32 seq)
 	rw_jblock(img, 0, b, 1);
 }
 
+/* Empty facts of a log of positions 1 to 8, blocks of @bs bytes. */
+static void facts_of_eight(struct e2sr_ring_facts *f, unsigned int bs)
+{
+	struct e2sr_jsb jsb;
+
+	memset(&jsb, 0, sizeof(jsb));
+	jsb.first = 1;
+	jsb.last = 9;
+	jsb.blocksize = bs;
+	assert_int_equal(e2sr_rf_init(f, &jsb), 0);
+}
+
 /* A jbd2 block's bytes are kept short and given back whole. */
 static void test_jbd2_bytes(void **state)
 {
 	struct e2sr_ring_facts f;
-	struct e2sr_jsb jsb;
 	unsigned char b[4096], back[4096];
 	int k;
 
 	(void)state;
-	memset(&jsb, 0, sizeof(jsb));
-	jsb.first = 1;
-	jsb.last = 9;
-	jsb.blocksize = 4096;
-	assert_int_equal(e2sr_rf_init(&f, &jsb), 0);
+	facts_of_eight(&f, 4096);
 	for (k = 0; k < 3; k++) {
 		memset(b, 0, sizeof(b));
 		b[0] = 0xC0;
@@ -217,16 +224,11 @@ static void test_records(void **state)
 	struct e2sr_rf_writer w;
 	struct e2sr_rf_reader r;
 	struct e2sr_rf_rec rec;
-	struct e2sr_jsb jsb;
 	blk64_t pblk;
 	__u32 len;
 
 	(void)state;
-	memset(&jsb, 0, sizeof(jsb));
-	jsb.first = 1;
-	jsb.last = 9;
-	jsb.blocksize = 1024;
-	assert_int_equal(e2sr_rf_init(&f, &jsb), 0);
+	facts_of_eight(&f, 1024);
 	e2sr_rf_recs_begin(&w, &f, 4, 0);
 	e2sr_rf_recs_add(&w, 3, 0xdeadbeef);
 	e2sr_rf_recs_run(&w, 0x123456789ULL, 8);
@@ -268,17 +270,12 @@ static void test_empty_records_last(void **state)
 	struct e2sr_rf_writer w;
 	struct e2sr_rf_reader r;
 	struct e2sr_rf_rec rec;
-	struct e2sr_jsb jsb;
 	unsigned char b[1024];
 	void *buf;
 	size_t len;
 
 	(void)state;
-	memset(&jsb, 0, sizeof(jsb));
-	jsb.first = 1;
-	jsb.last = 9;
-	jsb.blocksize = 1024;
-	assert_int_equal(e2sr_rf_init(&f, &jsb), 0);
+	facts_of_eight(&f, 1024);
 	memset(b, 0, sizeof(b));
 	b[0] = 0xC0;
 	b[1] = 0x3B;
