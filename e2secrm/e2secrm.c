@@ -255,6 +255,14 @@ static int run(struct cmd_opts *o)
 		e2sr_close(ctx);
 		goto fail;
 	}
+	/* What it wrote of the log, read back for the next run's facts. */
+	err = e2sr_ring_settle(ctx);
+	if (err) {
+		report_error(ctx, err, "while reading back the journal",
+			     o->device);
+		e2sr_close(ctx);
+		goto fail;
+	}
 	e2sr_since_capture_fs(ctx);
 	err = e2sr_close(ctx);
 	if (err) {

@@ -694,6 +694,7 @@ struct e2sr_since {
 	int			ring_check;
 	struct e2sr_ring_facts	ring_next;
 	int			ring_used;	/* this run's walk took them */
+	int			ring_settled;	/* its writes are in ring_next */
 	enum e2sr_rf_why	ring_why;	/* or why not */
 	char			ring_preset[160]; /* the command's: why */
 						/* none was loaded */
@@ -983,6 +984,7 @@ int e2sr_plan_empty(const struct e2sr_ctx *ctx);
 
 /* ring_since.c: the walk of the log with the last run's ring facts */
 errcode_t e2sr_ring_history(struct e2sr_ctx *ctx);
+errcode_t e2sr_ring_settle(struct e2sr_ctx *ctx);
 const struct e2sr_ring_facts *e2sr_ring_keep(struct e2sr_ctx *ctx);
 
 /* since.c: full or incremental, and what the next run needs */

@@ -461,6 +461,12 @@ static int wanted(const struct e2sr_journal *j, __u32 jblock)
 	       (j->want[i >> 3] & (1 << (i & 7)));
 }
 
+/* The read window emptied: a block read next comes from the device. */
+void e2sr_journal_drop_window(struct e2sr_journal *j)
+{
+	j->win_count = 0;
+}
+
 /*
  * One block through the read window: the recovery passes go forward
  * through the log, so a miss refills the window from that block on (as

@@ -68,6 +68,7 @@ void e2sr_journal_note_write(struct e2sr_journal *j, __u32 jblock,
 void e2sr_journal_note_zero(struct e2sr_journal *j, __u32 jblock, __u32 count);
 int e2sr_journal_zeroed(const struct e2sr_journal *j, __u32 jblock);
 int e2sr_journal_wrote(const struct e2sr_journal *j, __u32 jblock);
+void e2sr_journal_drop_window(struct e2sr_journal *j);
 errcode_t e2sr_journal_write_sb(struct e2sr_journal *j, __u32 sequence,
 				__u32 start, __s32 errno_val);
 
