@@ -45,7 +45,8 @@ static int kept_whole(const struct e2sr_file *f)
 	if (f->state != E2SR_STATE_LIVE)
 		return 0;
 	return f->map_count ||
-	       (!(f->map_status & E2SR_MAP_LOST) && !f->map_error);
+	       (!(f->map_status & E2SR_MAP_LOST) && !f->map_error &&
+		!f->questioned);
 }
 
 /*

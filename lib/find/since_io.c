@@ -60,7 +60,7 @@ static int written_in_place(ext2_filsys fs, blk64_t blk)
 	return blk < first + used;
 }
 
-/* Block @blk from its newest copy logged since: 1, 0 when it has none. */
+/* Block @blk from its newest copy logged since: *@got 0 when none is. */
 static errcode_t from_log(struct since_io *s, blk64_t blk,
 			  unsigned char *out, int *got)
 {
