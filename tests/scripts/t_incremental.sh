@@ -753,6 +753,20 @@ fi
 
 # --- the ring facts ------------------------------------------------------
 #
+# ring_image NAME IMG STATEDIR: a populated image, its clean run, then a
+# round of churn through the kernel; 1 on a failure (said).
+ring_image() {
+	rm -rf "$2" "$3"
+	mkimg "$2" 64M -t ext4 || { fail "$1: mke2fs" ""; return 1; }
+	kmount "$2" || { fail "$1: mount" ""; return 1; }
+	populate
+	kumount
+	clean_run "$1" "$2" "$3" || return 1
+	kmount "$2" || { fail "$1: mount" ""; return 1; }
+	churn 1
+	kumount
+}
+
 # What the last run kept of the log (UUID.ring) stands in for the blocks
 # the kernel did not write since.  The suite runs with
 # E2SECRM_RING_CHECK=1 (run-tests.sh), which walks the whole log as well
@@ -765,15 +779,7 @@ fi
 ring() {
 	nm="incremental: ring facts"
 	RI=$T/ring.img RS=$T/st.ring
-	rm -rf "$RI" "$RS"
-	mkimg "$RI" 64M -t ext4 || { fail "$nm: mke2fs" ""; return; }
-	kmount "$RI" || { fail "$nm: mount" ""; return; }
-	populate
-	kumount
-	clean_run "$nm" "$RI" "$RS" || return
-	kmount "$RI" || { fail "$nm: mount" ""; return; }
-	churn 1
-	kumount
+	ring_image "$nm" "$RI" "$RS" || return
 	ru=$(dumpe2fs -h "$RI" 2>/dev/null | awk '/^Filesystem UUID:/ { print $3 }')
 	if [ -s "$RS/$ru.ring" ]; then
 		pass "$nm: the clean run kept them ($(stat -c %s "$RS/$ru.ring") bytes)"
@@ -916,15 +922,7 @@ ring_zeroed
 ring_settled() {
 	nm="incremental: ring facts of what a run wrote"
 	RI=$T/rings.img RS=$T/st.rings
-	rm -rf "$RI" "$RS"
-	mkimg "$RI" 64M -t ext4 || { fail "$nm: mke2fs" ""; return; }
-	kmount "$RI" || { fail "$nm: mount" ""; return; }
-	populate
-	kumount
-	clean_run "$nm" "$RI" "$RS" || return
-	kmount "$RI" || { fail "$nm: mount" ""; return; }
-	churn 1
-	kumount
+	ring_image "$nm" "$RI" "$RS" || return
 	wet rsy "$RI" "$RS"
 	wrote=$(sed -n 's/^ *stale journal copies *\([0-9]*\) blocks.*/\1/p' "$T/rsy.out" | head -1)
 	kmount "$RI" || { fail "$nm: mount" ""; return; }
