@@ -65,7 +65,10 @@ static int left_over(const struct e2sr_ctx *ctx)
 	return p->left || (p->untraced && !p->answered);
 }
 
-/* Whether a cancelled run had written any residue away: exit bit 1. */
+/*
+ * Whether a run cut short (cancelled, or an error after the first wipe)
+ * had written any residue away: exit bit 1 beside its 32 or 8.
+ */
 static int wrote_any(const struct e2sr_stats *st)
 {
 	int k;
@@ -292,6 +295,8 @@ out:
 	return status;
 fail:
 	status |= E2SR_EXIT_ERROR;
+	if (wrote_any(&ctx->stats))
+		status |= E2SR_EXIT_WIPED;
 	if (o->preen)
 		preen_summary(ctx, o, status);
 	else
