@@ -23,7 +23,7 @@
 
 #define RF_MAGIC	"E2SRRNG1"
 #define RF_ORDER	0x01020304U
-#define RF_VERSION	1
+#define RF_VERSION	2	/* 2: the names index (noff[]) */
 #define RF_TAIL		4	/* a jbd2 block's tail: its checksum */
 
 struct rf_head {
@@ -86,11 +86,14 @@ errcode_t e2sr_rf_init(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb)
 		err = ext2fs_get_arrayzero(n, sizeof(*f->key), &f->key);
 	if (!err)
 		err = ext2fs_get_array(n, sizeof(*f->off), &f->off);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(*f->noff), &f->noff);
 	if (err) {
 		e2sr_rf_free(f);
 		return err;
 	}
 	memset(f->off, 0xff, n * sizeof(*f->off));
+	memset(f->noff, 0xff, n * sizeof(*f->noff));
 	return 0;
 }
 
@@ -99,6 +102,7 @@ void e2sr_rf_free(struct e2sr_ring_facts *f)
 	ext2fs_free_mem(&f->bits);
 	ext2fs_free_mem(&f->key);
 	ext2fs_free_mem(&f->off);
+	ext2fs_free_mem(&f->noff);
 	ext2fs_free_mem(&f->data);
 	memset(f, 0, sizeof(*f));
 }
@@ -207,6 +211,7 @@ errcode_t e2sr_rf_put_jbd2(struct e2sr_ring_facts *f, __u32 pos,
 		return err;
 	f->bits[pos - f->first] = E2SR_RF_KNOWN | E2SR_RF_JBD2;
 	f->off[pos - f->first] = at;
+	f->noff[pos - f->first] = E2SR_RF_NONE;
 	return 0;
 }
 
@@ -232,6 +237,7 @@ void e2sr_rf_forget(struct e2sr_ring_facts *f, __u32 pos)
 		return;
 	f->bits[pos - f->first] = 0;
 	f->off[pos - f->first] = E2SR_RF_NONE;
+	f->noff[pos - f->first] = E2SR_RF_NONE;
 }
 
 /*
@@ -257,6 +263,7 @@ void e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
 	f->bits[i] &= E2SR_RF_CLAIMED;
 	f->bits[i] |= E2SR_RF_KNOWN | E2SR_RF_NORECS;
 	f->off[i] = E2SR_RF_NONE;
+	f->noff[i] = E2SR_RF_NONE;
 	if (!(f->bits[i] & E2SR_RF_CLAIMED))
 		return;
 	k = &f->key[i];
@@ -294,6 +301,7 @@ errcode_t e2sr_rf_copy_pos(struct e2sr_ring_facts *to,
 			   const struct e2sr_ring_facts *from, __u32 pos)
 {
 	__u32 i = pos - from->first, at = (__u32)to->ndata;
+	const unsigned char *p;
 	size_t len;
 	errcode_t err;
 
@@ -302,16 +310,61 @@ errcode_t e2sr_rf_copy_pos(struct e2sr_ring_facts *to,
 	to->bits[i] = from->bits[i];
 	to->key[i] = from->key[i];
 	to->off[i] = E2SR_RF_NONE;
-	if (from->off[i] == E2SR_RF_NONE)
-		return 0;
-	len = blob_len(from, pos);
-	err = put(to, from->data + from->off[i], len);
-	if (err) {
-		to->bits[i] = 0;
-		return err;
+	to->noff[i] = E2SR_RF_NONE;
+	if (from->off[i] != E2SR_RF_NONE) {
+		len = blob_len(from, pos);
+		err = put(to, from->data + from->off[i], len);
+		if (err) {
+			to->bits[i] = 0;
+			return err;
+		}
+		to->off[i] = at;
 	}
-	to->off[i] = at;
+	to->bits[i] &= ~E2SR_RF_INDEX;
+	if (e2sr_rf_get_index(from, pos, &p, &len))
+		return e2sr_rf_put_index(to, pos, p, len);
 	return 0;
+}
+
+/*
+ * The names index of @pos: a varint length, then its bytes.  A failure
+ * marks the facts broken, as any put's does.
+ */
+errcode_t e2sr_rf_put_index(struct e2sr_ring_facts *f, __u32 pos,
+			    const unsigned char *p, size_t len)
+{
+	__u32 at = (__u32)f->ndata, i = pos - f->first;
+	errcode_t err;
+
+	if (!in_log(f, pos))
+		return 0;
+	err = put_varint(f, len);
+	if (!err)
+		err = put(f, p, len);
+	if (err)
+		return err;
+	f->noff[i] = at;
+	f->bits[i] |= E2SR_RF_INDEX;
+	return 0;
+}
+
+int e2sr_rf_get_index(const struct e2sr_ring_facts *f, __u32 pos,
+		      const unsigned char **p, size_t *len)
+{
+	const unsigned char *q, *end;
+	__u32 i = pos - f->first;
+	__u64 l;
+
+	if (!in_log(f, pos) || !(f->bits[i] & E2SR_RF_INDEX) ||
+	    f->noff[i] == E2SR_RF_NONE || f->noff[i] >= f->ndata)
+		return 0;
+	q = f->data + f->noff[i];
+	end = f->data + f->ndata;
+	if (!get_varint(&q, end, &l) || l > (__u64)(end - q))
+		return 0;
+	*p = q;
+	*len = (size_t)l;
+	return 1;
 }
 
 int e2sr_rf_key_is(const struct e2sr_ring_facts *f, __u32 pos,
@@ -339,8 +392,10 @@ void e2sr_rf_set_key(struct e2sr_ring_facts *f, __u32 pos, blk64_t fs_block,
 	if (!in_log(f, pos))
 		return;
 	if (!e2sr_rf_key_is(f, pos, fs_block, sequence, csum, flags)) {
-		f->bits[i] &= ~(E2SR_RF_RECS | E2SR_RF_RECS_TRUSTED);
+		f->bits[i] &= ~(E2SR_RF_RECS | E2SR_RF_RECS_TRUSTED |
+				E2SR_RF_INDEX);
 		f->off[i] = E2SR_RF_NONE;
+		f->noff[i] = E2SR_RF_NONE;
 	}
 	f->bits[i] |= E2SR_RF_CLAIMED;
 	f->bits[i] &= ~E2SR_RF_VERIFIED;
@@ -503,7 +558,8 @@ errcode_t e2sr_rf_encode(const struct e2sr_ring_facts *f, void **buf,
 	h.has_newest = f->has_newest;
 	h.ndata = f->ndata;
 	size = sizeof(h) + n * (sizeof(*f->bits) + sizeof(*f->key) +
-				sizeof(*f->off)) + f->ndata + sizeof(crc);
+				sizeof(*f->off) + sizeof(*f->noff)) +
+	       f->ndata + sizeof(crc);
 	err = ext2fs_get_mem(size, &p);
 	if (err)
 		return err;
@@ -515,6 +571,8 @@ errcode_t e2sr_rf_encode(const struct e2sr_ring_facts *f, void **buf,
 	at += n * sizeof(*f->key);
 	memcpy(p + at, f->off, n * sizeof(*f->off));
 	at += n * sizeof(*f->off);
+	memcpy(p + at, f->noff, n * sizeof(*f->noff));
+	at += n * sizeof(*f->noff);
 	if (f->ndata)
 		memcpy(p + at, f->data, f->ndata);
 	at += f->ndata;
@@ -549,13 +607,16 @@ errcode_t e2sr_rf_decode(const void *buf, size_t len,
 	if (crc != e2sr_crc32c_le(~0U, p, len - sizeof(crc)))
 		return E2SR_ERR_RING_FACTS_BAD;
 	memcpy(&h, p, sizeof(h));
+	/* Version 1 had no names index: its positions have none. */
 	if (memcmp(h.magic, RF_MAGIC, sizeof(h.magic)) ||
-	    h.order != RF_ORDER || h.version != RF_VERSION ||
+	    h.order != RF_ORDER || !h.version || h.version > RF_VERSION ||
 	    h.last <= h.first || h.ndata >= E2SR_RF_NONE)
 		return E2SR_ERR_RING_FACTS_BAD;
 	n = h.last - h.first;
 	if (len != sizeof(h) + n * (sizeof(*f->bits) + sizeof(*f->key) +
-				    sizeof(*f->off)) + h.ndata + sizeof(crc))
+				    sizeof(*f->off) +
+				    (h.version > 1 ? sizeof(*f->noff) : 0)) +
+		   h.ndata + sizeof(crc))
 		return E2SR_ERR_RING_FACTS_BAD;
 	memset(&jsb, 0, sizeof(jsb));
 	jsb.first = h.first;
@@ -577,6 +638,13 @@ errcode_t e2sr_rf_decode(const void *buf, size_t len,
 	at += n * sizeof(*f->key);
 	memcpy(f->off, p + at, n * sizeof(*f->off));
 	at += n * sizeof(*f->off);
+	if (h.version > 1) {
+		memcpy(f->noff, p + at, n * sizeof(*f->noff));
+		at += n * sizeof(*f->noff);
+	} else {
+		for (i = 0; i < n; i++)
+			f->bits[i] &= ~E2SR_RF_INDEX;
+	}
 	if (h.ndata) {
 		err = ext2fs_get_mem(h.ndata, &f->data);
 		if (err) {
@@ -587,6 +655,12 @@ errcode_t e2sr_rf_decode(const void *buf, size_t len,
 	}
 	f->ndata = f->adata = h.ndata;
 	for (i = 0; i < n; i++) {
+		/* An index must lie in the data; its reader checks its end. */
+		if ((f->bits[i] & E2SR_RF_INDEX) &&
+		    (size_t)f->noff[i] >= f->ndata) {
+			e2sr_rf_free(f);
+			return E2SR_ERR_RING_FACTS_BAD;
+		}
 		if (f->off[i] == E2SR_RF_NONE)
 			continue;
 		/*

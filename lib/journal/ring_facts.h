@@ -8,7 +8,8 @@
  * struct e2sr_ring_facts holds that per position: a jbd2 block's bytes
  * (descriptors, commits and revokes are short), a copy's tag and what
  * its checksum said, whether the block is zero or reads as a directory,
- * and the records of an inode table copy with the runs each names.  The
+ * and the records of an inode table copy with the runs each names, and
+ * for a block that can hold names, the journal plan's index of them.  The
  * next run walks the blocks the kernel wrote since (ring_fresh.c) and
  * takes every other position from here, reading a block again only
  * where a tag now claims it that did not then.  doc/incremental.md says
@@ -35,6 +36,7 @@
 #define E2SR_RF_RECS		0x0080	/* records taken, verified */
 #define E2SR_RF_RECS_TRUSTED	0x0100	/* records taken, trusted */
 #define E2SR_RF_NORECS		0x0200	/* all zero: no look takes any */
+#define E2SR_RF_INDEX		0x0400	/* names index kept under noff[] */
 
 /* The tag a copy was resolved under. */
 struct e2sr_rf_key {
@@ -62,6 +64,7 @@ struct e2sr_ring_facts {
 	__u16			*bits;		/* per position */
 	struct e2sr_rf_key	*key;		/* per position */
 	__u32			*off;		/* into data, per position */
+	__u32			*noff;		/* into data: names index */
 	unsigned char		*data;		/* jbd2 bytes, records */
 	size_t			ndata;
 	size_t			adata;
@@ -86,6 +89,15 @@ int e2sr_rf_key_is(const struct e2sr_ring_facts *f, __u32 pos,
 		   blk64_t fs_block, __u32 sequence, __u32 csum, __u32 flags);
 void e2sr_rf_set_key(struct e2sr_ring_facts *f, __u32 pos, blk64_t fs_block,
 		     __u32 sequence, __u32 csum, __u32 flags, int verified);
+
+/*
+ * What the journal plan's name search found a stale block can hold
+ * (plan_journal_index.c): its bytes are the plan's, kept as they are.
+ */
+errcode_t e2sr_rf_put_index(struct e2sr_ring_facts *f, __u32 pos,
+			    const unsigned char *p, size_t len);
+int e2sr_rf_get_index(const struct e2sr_ring_facts *f, __u32 pos,
+		      const unsigned char **p, size_t *len);
 
 /* The records of a copy: written by the look, read back by its replay. */
 struct e2sr_rf_writer {

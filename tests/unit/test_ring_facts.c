@@ -25,6 +25,7 @@
 #include "jbd2.h"
 #include "journal.h"
 #include "testimg.h"
+#include "crc32c.h"
 
 /* What ring_fresh.c always reads: the default fast-commit area and one. */
 #define FC_AREA		257
@@ -294,6 +295,81 @@ static void test_empty_records_last(void **state)
 }
 
 /*
+ * The names index of a position (plan_journal_index.c's bytes) is kept
+ * beside its records, carried by a copy, given back by a decode, and
+ * dropped when the position is forgotten or claimed under another tag.
+ * Version 1 of the buffer had none: it is still taken, without them.
+ */
+static void test_names_index(void **state)
+{
+	static const unsigned char ix[] = { 1, 2, 0x81, 0x01, 5, 8,
+					    1, 2, 3, 4, 5, 6, 7, 8 };
+	struct e2sr_ring_facts f, g, h;
+	struct e2sr_rf_writer w;
+	struct e2sr_rf_reader r;
+	struct e2sr_rf_rec rec;
+	const unsigned char *p;
+	unsigned char *buf;
+	size_t len, plen, head, n = 8;
+	__u32 crc;
+
+	(void)state;
+	facts_of_eight(&f, 1024);
+	e2sr_rf_recs_begin(&w, &f, 4, 0);
+	e2sr_rf_recs_add(&w, 3, 7);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	f.bits[4 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(&f, 4, ix, sizeof(ix)), 0);
+	f.bits[5 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(&f, 5, ix, 3), 0);
+	assert_false(e2sr_rf_get_index(&f, 6, &p, &plen));
+	assert_true(e2sr_rf_get_index(&f, 4, &p, &plen));
+	assert_int_equal(plen, sizeof(ix));
+	assert_memory_equal(p, ix, sizeof(ix));
+	/* Kept and taken back. */
+	assert_int_equal(e2sr_rf_encode(&f, (void **)&buf, &len), 0);
+	assert_int_equal(e2sr_rf_decode(buf, len, &g), 0);
+	assert_true(e2sr_rf_get_index(&g, 4, &p, &plen));
+	assert_memory_equal(p, ix, sizeof(ix));
+	assert_true(e2sr_rf_recs_open(&g, 4, &r));
+	assert_true(e2sr_rf_recs_next(&r, &rec));
+	assert_int_equal(rec.generation, 7);
+	/* Carried by a copy, records and index. */
+	facts_of_eight(&h, 1024);
+	assert_int_equal(e2sr_rf_copy_pos(&h, &g, 4), 0);
+	assert_int_equal(e2sr_rf_copy_pos(&h, &g, 5), 0);
+	assert_true(e2sr_rf_get_index(&h, 4, &p, &plen));
+	assert_memory_equal(p, ix, sizeof(ix));
+	assert_true(e2sr_rf_recs_open(&h, 4, &r));
+	assert_true(e2sr_rf_get_index(&h, 5, &p, &plen));
+	assert_int_equal(plen, 3);
+	/* Forgotten, or claimed under another tag: no index. */
+	e2sr_rf_forget(&h, 5);
+	assert_false(e2sr_rf_get_index(&h, 5, &p, &plen));
+	e2sr_rf_set_key(&h, 4, 1234, 5, 6, 0, 1);
+	assert_false(e2sr_rf_get_index(&h, 4, &p, &plen));
+	e2sr_rf_free(&h);
+	e2sr_rf_free(&g);
+	/* Version 1: no noff[] array after off[]. */
+	head = len - n * (2 + sizeof(struct e2sr_rf_key) + 4 + 4) -
+	       f.ndata - 4;
+	memmove(buf + head + n * (2 + sizeof(struct e2sr_rf_key) + 4),
+		buf + head + n * (2 + sizeof(struct e2sr_rf_key) + 8),
+		f.ndata + 4);
+	len -= n * 4;
+	buf[12] = 1;
+	buf[13] = buf[14] = buf[15] = 0;
+	crc = e2sr_crc32c_le(~0U, buf, len - 4);
+	memcpy(buf + len - 4, &crc, 4);
+	assert_int_equal(e2sr_rf_decode(buf, len, &g), 0);
+	assert_false(e2sr_rf_get_index(&g, 4, &p, &plen));
+	assert_true(e2sr_rf_recs_open(&g, 4, &r));
+	free(buf);
+	e2sr_rf_free(&g);
+	e2sr_rf_free(&f);
+}
+
+/*
  * Facts of a walk, kept and taken back: a walk from them reads nothing
  * and gives the history the whole log gives; a damaged buffer is refused.
  */
@@ -481,6 +557,7 @@ int main(void)
 		cmocka_unit_test(test_jbd2_bytes),
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_empty_records_last),
+		cmocka_unit_test(test_names_index),
 		cmocka_unit_test_setup_teardown(test_walk_from_facts,
 			testimg_fixture_setup, testimg_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_changed_copy,
