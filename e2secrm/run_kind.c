@@ -140,9 +140,12 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		if (s->ring_used)
 			printf("%s: journal: %u of %u log blocks read (%u "
 			       "the kernel wrote since the last run, or may "
-			       "have), the rest as it kept them\n", o->device,
+			       "have), the rest as it kept them; %u name "
+			       "searches of stale blocks answered by their "
+			       "kept index\n", o->device,
 			       s->ring_read,
-			       s->ring_blocks, s->ring_fresh);
+			       s->ring_blocks, s->ring_fresh,
+			       ctx->names.passed_over);
 		else if (ctx->journal)
 			printf("%s: journal: read whole (%u log blocks): %s\n",
 			       o->device, s->ring_read,
@@ -167,7 +170,8 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		      "\"groups_read\": null, \"table_blocks_read\": null, "
 		      "\"blocks_from_log\": null, "
 		      "\"groups_changed\": null, \"log_blocks_since\": null, "
-		      "\"log_blocks_read\": null, \"ring_facts\": null",
+		      "\"log_blocks_read\": null, \"ring_facts\": null, "
+		      "\"name_searches_indexed\": null",
 		      f);
 		return;
 	}
@@ -201,6 +205,7 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		fputs("\"used\"", f);
 	else
 		json_string(f, ring_why(s, why, sizeof(why)));
+	fprintf(f, ", \"name_searches_indexed\": %u", ctx->names.passed_over);
 }
 
 /* The record's row: what was read, and since when. */

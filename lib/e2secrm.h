@@ -700,6 +700,12 @@ struct e2sr_since {
 						/* none was loaded */
 	__u32			ring_read;	/* log blocks the walk read */
 	__u32			ring_fresh;	/* of them, written since */
+	/*
+	 * The positions the walk did not take from ring_prev (written
+	 * since, by the kernel or this run): where its names index does
+	 * not hold.  NULL when the walk took nothing from it.
+	 */
+	__u8			*ring_fresh_map;
 	__u32			ring_blocks;	/* in the log */
 };
 
@@ -907,6 +913,8 @@ struct e2sr_name_cache {
 	unsigned char		*blob;
 	size_t			blob_len;
 	int			have;
+	/* Name blocks their kept index answered for, not searched. */
+	__u32			passed_over;
 };
 
 struct e2sr_ctx {
@@ -986,6 +994,9 @@ int e2sr_plan_empty(const struct e2sr_ctx *ctx);
 errcode_t e2sr_ring_history(struct e2sr_ctx *ctx);
 errcode_t e2sr_ring_settle(struct e2sr_ctx *ctx);
 const struct e2sr_ring_facts *e2sr_ring_keep(struct e2sr_ctx *ctx);
+int e2sr_ring_index(const struct e2sr_ctx *ctx, __u32 pos,
+		    const unsigned char **p, size_t *len);
+struct e2sr_ring_facts *e2sr_ring_index_out(struct e2sr_ctx *ctx);
 
 /* since.c: full or incremental, and what the next run needs */
 void e2sr_since_capture_fs(struct e2sr_ctx *ctx);

@@ -179,6 +179,7 @@ errcode_t e2sr_ring_history(struct e2sr_ctx *ctx)
 	memset(&hf, 0, sizeof(hf));
 	s->ring_used = 0;
 	s->ring_fresh = 0;
+	ext2fs_free_mem(&s->ring_fresh_map);
 	if (!ctx->journal)
 		return e2sr_history_build(ctx->fs, NULL, 0, &ctx->history);
 	s->ring_blocks = ctx->journal->jsb.last - ctx->journal->jsb.first;
@@ -203,17 +204,45 @@ errcode_t e2sr_ring_history(struct e2sr_ctx *ctx)
 	}
 	err = e2sr_history_build_facts(ctx->fs, ctx->journal, 0, &hf,
 				       &ctx->history);
-	ext2fs_free_mem(&fresh);
+	if (err || !hf.in)
+		ext2fs_free_mem(&fresh);
 	if (err)
 		return err;
 	s->ring_read = ctx->history.walk.read;
 	if (hf.in) {
+		s->ring_fresh_map = fresh;
 		s->ring_used = 1;
 		s->ring_fresh = nfresh;
 		if (s->ring_check)
 			err = check_facts(ctx);
 	}
 	return err;
+}
+
+/*
+ * The names index the last run kept of log block @pos
+ * (plan_journal_index.c), when it still holds: the walk took the
+ * position from those facts, so its bytes are the ones indexed.
+ */
+int e2sr_ring_index(const struct e2sr_ctx *ctx, __u32 pos,
+		    const unsigned char **p, size_t *len)
+{
+	const struct e2sr_since *s = &ctx->since;
+	__u32 i = pos - s->ring_prev.first;
+
+	if (!s->ring_used || !s->ring_fresh_map ||
+	    pos < s->ring_prev.first || pos >= s->ring_prev.last ||
+	    (s->ring_fresh_map[i >> 3] & (1 << (i & 7))))
+		return 0;
+	return e2sr_rf_get_index(&s->ring_prev, pos, p, len);
+}
+
+/* Where a names index made by this run goes: its facts, when kept. */
+struct e2sr_ring_facts *e2sr_ring_index_out(struct e2sr_ctx *ctx)
+{
+	struct e2sr_ring_facts *f = &ctx->since.ring_next;
+
+	return ctx->since.keep_ring && f->bits && !f->broken ? f : NULL;
 }
 
 /* Whether this run's facts can be kept at all. */

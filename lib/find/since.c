@@ -61,6 +61,7 @@ void e2sr_since_free(struct e2sr_since *s)
 {
 	e2sr_rf_free(&s->ring_prev);
 	e2sr_rf_free(&s->ring_next);
+	ext2fs_free_mem(&s->ring_fresh_map);
 	e2sr_since_state_free(&s->prev);
 	e2sr_since_state_free(&s->next);
 	ext2fs_free_mem(&s->logged);

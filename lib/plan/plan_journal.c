@@ -114,6 +114,7 @@ static errcode_t plan_dir_copies(struct jplan *p)
 
 struct bytes_plan {
 	struct e2sr_plan	*plan;
+	const struct e2sr_name_set *set;
 	const unsigned char	*b;
 	__u32			jblock;
 	__u32			inodes;		/* s_inodes_count */
@@ -151,43 +152,66 @@ static int bytes_hit(void *priv, unsigned int off, unsigned int len)
 	return bp->err != 0;
 }
 
+/* One place a name may lie without its header: searched. */
+static int bytes_in_slack(void *priv, unsigned int from, unsigned int to)
+{
+	struct bytes_plan *bp = priv;
+
+	bp->from = from;
+	e2sr_name_set_scan(bp->set, bp->b, from, to, 4, bytes_hit, bp);
+	return bp->err != 0;
+}
+
 /*
  * In a block that reads as a directory block, a name without its header
- * lies where no entry's name does: in an entry's slack, past its name,
- * or in the name of an entry whose inode is zero (the first of a block,
- * removed).  Elsewhere, the whole range.
+ * lies where no entry's name does (e2sr_jplan_slack()); elsewhere, the
+ * whole range.
  */
 static errcode_t name_bytes_in(struct e2sr_ctx *ctx, __u32 jblock,
 			       const unsigned char *b, unsigned int from,
 			       unsigned int to, int dir, void *priv)
 {
-	const struct e2sr_name_set *set = priv;
-	unsigned int off, rec_len, used;
 	struct bytes_plan bp;
 
 	bp.plan = &ctx->plan;
+	bp.set = priv;
 	bp.b = b;
 	bp.jblock = jblock;
 	bp.inodes = ctx->fs->super->s_inodes_count;
 	bp.from = from;
 	bp.err = 0;
-	if (!dir) {
-		e2sr_name_set_scan(set, b, from, to, 4, bytes_hit, &bp);
-		return bp.err;
-	}
-	/* e2sr_dir_shaped() checked the chain and every length in it. */
-	for (off = from; !bp.err && off < to; off += rec_len) {
-		rec_len = b[off + 4] | (b[off + 5] << 8);
-		if (to >= 65536 && (rec_len == 65535 || !rec_len))
-			rec_len = 65536;
-		used = e2sr_get_le32(b + off) ? 8 + ((b[off + 6] + 3U) & ~3U) : 8;
-		if (used < rec_len) {
-			bp.from = off + used;
-			e2sr_name_set_scan(set, b, off + used, off + rec_len,
-					   4, bytes_hit, &bp);
-		}
-	}
+	e2sr_jplan_slack(b, from, to, dir, bytes_in_slack, &bp);
 	return bp.err;
+}
+
+/*
+ * What a block's kept index is asked for the names: the first bytes of
+ * each.  Past a few hundred names nearly every block answers yes: none
+ * is asked, and every block is read.
+ */
+#define NAME_KEYS_MAX	256
+
+static errcode_t name_keys(const struct e2sr_name_cache *nc,
+			   struct name_query *q, __u32 **keys)
+{
+	size_t i, n = 0;
+
+	*keys = NULL;
+	memset(q, 0, sizeof(*q));
+	for (i = 0; i < nc->blob_len; i += 1 + nc->blob[i])
+		if (nc->blob[i] >= E2SR_NAME_MIN)
+			n++;
+	if (!n || n > NAME_KEYS_MAX)
+		return 0;
+	if (ext2fs_get_array(n, sizeof(**keys), keys))
+		return 0;	/* every block read */
+	for (i = 0, n = 0; i < nc->blob_len; i += 1 + nc->blob[i])
+		if (nc->blob[i] >= E2SR_NAME_MIN)
+			(*keys)[n++] = e2sr_jplan_index_key(nc->blob + i + 1,
+							    nc->blob[i]);
+	q->keys = *keys;
+	q->nkeys = n;
+	return 0;
 }
 
 /*
@@ -202,6 +226,8 @@ static errcode_t plan_name_bytes(struct jplan *p)
 {
 	struct e2sr_ctx *ctx = p->ctx;
 	struct e2sr_name_set set;
+	struct name_query q;
+	__u32 *keys = NULL;
 	errcode_t err;
 
 	if (!ctx->names.blob_len)
@@ -209,8 +235,12 @@ static errcode_t plan_name_bytes(struct jplan *p)
 	err = e2sr_name_set_init(&set, ctx->names.blob, ctx->names.blob_len);
 	if (err || e2sr_name_set_empty(&set))
 		goto out;
-	err = e2sr_jplan_name_blocks(ctx, name_bytes_in, &set);
+	err = name_keys(&ctx->names, &q, &keys);
+	if (!err)
+		err = e2sr_jplan_name_blocks(ctx, keys ? &q : NULL,
+					     name_bytes_in, &set);
 out:
+	ext2fs_free_mem(&keys);
 	e2sr_name_set_free(&set);
 	return err;
 }

@@ -32,12 +32,6 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* A name the kernel could have written: no NUL, no slash. */
-static int valid_name(const unsigned char *name, unsigned int len)
-{
-	return !memchr(name, 0, len) && !memchr(name, '/', len);
-}
-
 /*
  * The next place, from @off on, where bytes [.., @bs) read as a
  * directory entry naming a secure-delete inode, removed entries and
@@ -48,19 +42,12 @@ static unsigned int next_secure_entry(const struct jplan *p,
 				      const unsigned char *b, unsigned int bs,
 				      unsigned int off)
 {
-	unsigned int rec_len, name_len;
-
 	for (; off + 8 < bs; off += 4) {
 		/* The filter first: nearly every word of a copy misses it. */
 		if (!e2sr_ino_set_maybe(&p->set, e2sr_get_le32(b + off)))
 			continue;
-		rec_len = b[off + 4] | (b[off + 5] << 8);
-		name_len = b[off + 6];
-		if (!name_len || rec_len < 12 || (rec_len & 3) ||
-		    8 + name_len > rec_len || off + 8 + name_len > bs)
-			continue;
-		if (e2sr_ino_set_has(&p->set, e2sr_get_le32(b + off)) &&
-		    valid_name(b + off + 8, name_len))
+		if (e2sr_jplan_entry_at(b, bs, off) &&
+		    e2sr_ino_set_has(&p->set, e2sr_get_le32(b + off)))
 			return off;
 	}
 	return bs;
@@ -217,42 +204,6 @@ static errcode_t names_from_cache(struct e2sr_ctx *ctx, __u32 **hashes,
 }
 
 /*
- * In a copy of an inode table block, the entries of inline directories:
- * after the parent's number in i_block, and in the in-inode xattr area
- * (system.data).  The rest of a record is numbers, no names.
- */
-static errcode_t itable_names(struct e2sr_ctx *ctx, __u32 jblock,
-			      const unsigned char *b, name_block_fn fn,
-			      void *priv)
-{
-	unsigned int bs = ctx->journal->blocksize;
-	unsigned int isz = EXT2_INODE_SIZE(ctx->fs->super), slot, extra;
-	const unsigned char *r;
-	errcode_t err;
-
-	if (isz < EXT2_GOOD_OLD_INODE_SIZE || isz > bs)
-		return 0;
-	for (slot = 0; slot + isz <= bs; slot += isz) {
-		r = b + slot;
-		if (!e2sr_inline_dir_record(r))
-			continue;
-		err = fn(ctx, jblock, b, slot + 44, slot + 100, 0, priv);
-		if (err)
-			return err;
-		if (isz <= EXT2_GOOD_OLD_INODE_SIZE + 4)
-			continue;
-		extra = r[128] | (r[129] << 8);
-		if (extra & 3 || EXT2_GOOD_OLD_INODE_SIZE + extra >= isz)
-			continue;
-		err = fn(ctx, jblock, b, slot + EXT2_GOOD_OLD_INODE_SIZE + extra,
-			 slot + isz, 0, priv);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-/*
  * Every stale block of the log that can hold names: copies of inode
  * table blocks (inline directories) and every block that reads as a
  * directory block, attributed or not (a later transaction may have
@@ -279,18 +230,77 @@ static int name_block(const struct e2sr_history *h, __u32 jb, size_t *k,
 	return e2sr_history_dirlike(h, jb);
 }
 
-errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
+/*
+ * Whether name block @jb is passed over: the index the last run kept of
+ * it says it holds none of what @q asks.  -1 when no index answers.
+ */
+static int index_says_no(struct e2sr_ctx *ctx, const struct name_query *q,
+			 __u32 jb, int itable)
+{
+	const unsigned char *p;
+	size_t len;
+	int ask;
+
+	if (!q || !e2sr_ring_index(ctx, jb, &p, &len) ||
+	    !e2sr_jplan_index_ask(p, len, itable, q->set, q->keys, q->nkeys,
+				  &ask))
+		return -1;
+	return !ask;
+}
+
+/*
+ * Block @jb read (its bytes @b): its index made and kept in this run's
+ * facts when they have none for it that answers; with ring_check, the
+ * index it was passed over by (@no > 0) compared with the one its bytes
+ * give.
+ */
+static errcode_t index_note(struct e2sr_ctx *ctx, __u32 jb,
+			    const unsigned char *b, int itable, int no)
+{
+	struct e2sr_ring_facts *out = e2sr_ring_index_out(ctx);
+	const unsigned char *kept;
+	unsigned char *made;
+	size_t len, klen;
+	int put, ask;
+	errcode_t err;
+
+	put = out && !(e2sr_rf_get_index(out, jb, &kept, &klen) &&
+		       e2sr_jplan_index_ask(kept, klen, itable, NULL, NULL, 0,
+					    &ask));
+	if (!put && no <= 0)
+		return 0;
+	err = e2sr_jplan_index_make(ctx, jb, b, itable, &made, &len);
+	if (err)
+		return err == EXT2_ET_NO_MEMORY ? 0 : err;
+	if (no > 0 && !(e2sr_ring_index(ctx, jb, &kept, &klen) &&
+			klen == len && !memcmp(kept, made, len)))
+		err = E2SR_ERR_RING_FACTS_DIFFER;
+	if (!err && put)
+		err = e2sr_rf_put_index(out, jb, made, len);
+	ext2fs_free_mem(&made);
+	/* No room to keep it: the next run reads the block. */
+	return err == EXT2_ET_NO_MEMORY ? 0 : err;
+}
+
+/*
+ * Every stale block that can hold names, to @fn, but those whose kept
+ * index says they hold nothing @q asks for (ring_check reads those as
+ * well, to compare their index with their bytes).  A block read without
+ * an index that answers gets one, for the next run.
+ */
+errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx,
+				 const struct name_query *q, name_block_fn fn,
 				 void *priv)
 {
 	const struct e2sr_history *h = &ctx->history;
 	const struct e2sr_jwalk *w = &h->walk;
-	unsigned int bs = ctx->journal->blocksize;
+	int check = ctx->since.ring_check;
 	const unsigned char *b;
 	__u8 *want = NULL;
 	size_t k = 0;
 	__u32 jb;
-	int itable;
-	errcode_t err;
+	int itable, no;
+	errcode_t err = 0;
 
 	if (!w->nstale)
 		return 0;
@@ -298,15 +308,22 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 	err = ext2fs_get_memzero((w->jsb.last - w->jsb.first) / 8 + 1, &want);
 	if (err)
 		return err;
-	for (jb = w->jsb.first; jb < w->jsb.last; jb++)
-		if (e2sr_jwalk_stale(w, jb) && name_block(h, jb, &k, &itable))
-			want[(jb - w->jsb.first) >> 3] |=
-				1 << ((jb - w->jsb.first) & 7);
+	for (jb = w->jsb.first; jb < w->jsb.last; jb++) {
+		if (!e2sr_jwalk_stale(w, jb) || !name_block(h, jb, &k, &itable))
+			continue;
+		if (!check && index_says_no(ctx, q, jb, itable) > 0) {
+			ctx->names.passed_over++;
+			continue;
+		}
+		want[(jb - w->jsb.first) >> 3] |= 1 << ((jb - w->jsb.first) & 7);
+	}
 	e2sr_journal_want(ctx->journal, want, w->jsb.first,
 			  w->jsb.last - w->jsb.first);
 	for (jb = w->jsb.first, k = 0; jb < w->jsb.last; jb++) {
-		if (!e2sr_jwalk_stale(w, jb) || !name_block(h, jb, &k, &itable))
+		if (!(want[(jb - w->jsb.first) >> 3] &
+		      (1 << ((jb - w->jsb.first) & 7))))
 			continue;
+		name_block(h, jb, &k, &itable);
 		if (e2sr_cancelled(ctx)) {
 			err = E2SR_ERR_CANCELLED;
 			break;
@@ -314,10 +331,16 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx, name_block_fn fn,
 		err = e2sr_journal_block(ctx->journal, jb, &b);
 		if (err)
 			break;
-		if (itable)
-			err = itable_names(ctx, jb, b, fn, priv);
-		else
-			err = fn(ctx, jb, b, 0, bs, 1, priv);
+		no = index_says_no(ctx, q, jb, itable);
+		err = index_note(ctx, jb, b, itable, no);
+		if (err)
+			break;
+		if (no > 0) {
+			/* ring_check: compared, and passed over all the same. */
+			ctx->names.passed_over++;
+			continue;
+		}
+		err = e2sr_jplan_block_ranges(ctx, jb, b, itable, fn, priv);
 		if (err)
 			break;
 	}
@@ -578,6 +601,7 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *blob_len)
 {
 	struct names_found nf;
+	struct name_query q;
 	struct lives lives;
 	size_t n = 0;
 	struct jplan p;
@@ -603,9 +627,11 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 	nf.hashes = hashes;
 	nf.blob = blob;
 	nf.blob_len = blob_len;
+	memset(&q, 0, sizeof(q));
+	q.set = &p.set;
 	err = lives_build(ctx, &p.set, &lives);
 	if (!err)
-		err = e2sr_jplan_name_blocks(ctx, block_names, &nf);
+		err = e2sr_jplan_name_blocks(ctx, &q, block_names, &nf);
 	lives_free(&lives);
 	n = nf.n;
 	e2sr_ino_set_free(&p.set);

@@ -949,3 +949,77 @@ ring_settled() {
 	rm -f "$RI"
 }
 ring_settled
+
+# The names index (lib/plan/plan_journal_index.c): a stale block the last
+# run read for names keeps an index of its entries' numbers and of the
+# first bytes at each aligned place of its slack; the next run reads it
+# again only when the index says it may hold what is asked.  A plain
+# file's copies name its number; made +s and removed after the clean
+# run, its entries in those old copies are its residue (the index must
+# say yes to its number).  Its name without a header lies in the slack
+# of an old kernel's copy of a directory block whose first entry was
+# removed (inode 0, the name left: kernels since 5.14 wipe a removed
+# entry), planted in a log block no transaction has used yet; the
+# index must say yes to the name's first bytes there, and no to the
+# entries of the other directory.  The plan must be --full's, and the
+# ring check compares each index a block was passed over by with the
+# one its bytes give.
+ring_names() {
+	nm="incremental: names index"
+	RI=$T/ringn.img RS=$T/st.ringn
+	rm -rf "$RI" "$RS"
+	mkimg "$RI" 64M -t ext4 -b 4096 || { fail "$nm: mke2fs" ""; return; }
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	mkdir "$M/lin" "$M/sec" "$M/misc"
+	echo kept >"$M/sec/kept-s"
+	chattr +s "$M/sec/kept-s"
+	name=plain-file-with-a-rather-long-name
+	echo data >"$M/lin/$name"
+	sync
+	for j in 1 2 3; do
+		echo "$j" >"$M/sec/other$j"
+		echo "$j" >"$M/misc/m$j"
+		sync
+	done
+	kumount
+	phys=$(debugfs -R "bmap <8> 500" "$RI" 2>/dev/null)
+	printf '\000\000\000\000\000\020%b\001%s' \
+		"\\0$(printf '%o' ${#name})" "$name" >"$T/planted"
+	truncate -s 4096 "$T/planted"
+	dd if="$T/planted" of="$RI" bs=4096 seek="$phys" conv=notrunc \
+		status=none
+	clean_run "$nm" "$RI" "$RS" || return
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	chattr +s "$M/lin/$name"
+	sync
+	rm "$M/lin/$name"
+	kumount
+	cp --sparse=always "$RI" "$T/ringn.copy.img"
+	rm -rf "$T/st.ncopy"
+	cp -a "$RS" "$T/st.ncopy"
+	(unset E2SECRM_RING_CHECK; dry rn "$RI" "$RS" "")
+	dry rnc "$RI" "$RS" ""
+	dry full "$T/ringn.copy.img" "$T/st.ncopy" "" --full
+	nb=$(jq '[.actions[] | select(.why == "journal_name_bytes" and
+		.block == 500)] | length' "$T/full.json" 2>/dev/null)
+	ix=$(jq -r .name_searches_indexed "$T/rn.json" 2>/dev/null)
+	if [ "$(kind rn)" = incremental ] &&
+	   [ "$(jq -r .ring_facts "$T/rn.json")" = used ] &&
+	   [ "${nb:-0}" -gt 0 ] && [ "${ix:-0}" -gt 0 ] &&
+	   same_plan rn full && [ "$(rcof rn)" = "$(rcof full)" ]; then
+		pass "$nm: $ix searches answered by kept indexes; the planted copy's name bytes planned as --full plans them"
+	else
+		fail "$nm: the indexed run plans what --full plans" \
+			"run=$(kind rn) ring=$(jq -r .ring_facts "$T/rn.json") name bytes at 500 in --full: $nb, indexed: $ix, exit $(rcof rn)/$(rcof full) $pdiff"
+		keep "$nm" "$T/rn.out" "$T/rn.json" "$T/full.out" "$T/full.json"
+	fi
+	if [ "$(rcof rnc)" = "$(rcof full)" ] && same_plan rnc full &&
+	   [ "$(jq -r .name_searches_indexed "$T/rnc.json")" = "$ix" ]; then
+		pass "$nm: with the ring check, each index a block was passed over by is the block's"
+	else
+		fail "$nm: with the ring check" \
+			"exit $(rcof rnc): $(cat "$T/rnc.err") $pdiff"
+	fi
+	rm -f "$RI" "$T/ringn.copy.img"
+}
+ring_names

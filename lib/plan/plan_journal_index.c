@@ -1,0 +1,427 @@
+/*
+ * plan_journal_index.c --- where a stale block of the log can hold
+ * names, and the index of what it holds there, kept between runs.
+ *
+ * Owns the places the name search (plan_journal_names.c) and the search
+ * for names' bytes (plan_journal.c) look at in one stale block: the
+ * ranges of an inode table copy's inline directories or the whole of a
+ * directory-shaped block, the aligned headers in them that read as
+ * entries, and the slack where a name can lie without its header.  The
+ * same walk gives each such block an index: the inode numbers of every
+ * header that reads as an entry, and a filter of the three and four
+ * bytes that begin at each aligned place of the slack.  The ring facts
+ * (ring_facts.c) keep it with the position; a later run asks the index
+ * instead of reading the block, and reads it only when the index says
+ * it may hold an entry of a secure-delete number or a name's first
+ * bytes.  The facts hold a position only while its bytes are the ones
+ * the index was made from (ring_fresh.c proves which the kernel wrote
+ * since; a run forgets what it writes), so a "no" is the block's own.
+ * What a hit means is the callers'.
+ *
+ * Copyright (C) 2026 The e2secrm authors.
+ * This file may be redistributed under the terms of the GNU General Public
+ * License, version 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan_journal_int.h"
+#include "e2secrm.h"
+#include "util.h"
+#include "find.h"
+
+#define INDEX_DIR	1	/* made from a directory-shaped block */
+#define INDEX_ITABLE	2	/* from an inode table copy's inline dirs */
+#define INDEX_PROBES	4
+#define INDEX_MIN	8	/* the filter's bytes, a power of two */
+#define INDEX_MAX	1024
+
+/* A byte a name cannot hold. */
+static int not_in_name(unsigned char c)
+{
+	return !c || c == '/';
+}
+
+/* A name the kernel could have written: no NUL, no slash. */
+static int valid_name(const unsigned char *name, unsigned int len)
+{
+	return !memchr(name, 0, len) && !memchr(name, '/', len);
+}
+
+/*
+ * Whether bytes [@off, @to) of @b begin with what reads as a directory
+ * entry, removed ones and slack included: an aligned header whose
+ * lengths fit and whose name the kernel could have written.  Its inode
+ * is the caller's to judge.
+ */
+int e2sr_jplan_entry_at(const unsigned char *b, unsigned int to,
+			unsigned int off)
+{
+	unsigned int rec_len, name_len;
+
+	if (off + 8 >= to)
+		return 0;
+	rec_len = b[off + 4] | (b[off + 5] << 8);
+	name_len = b[off + 6];
+	if (!name_len || rec_len < 12 || (rec_len & 3) ||
+	    8 + name_len > rec_len || off + 8 + name_len > to)
+		return 0;
+	return valid_name(b + off + 8, name_len);
+}
+
+/*
+ * In a copy of an inode table block, the entries of inline directories:
+ * after the parent's number in i_block, and in the in-inode xattr area
+ * (system.data).  The rest of a record is numbers, no names.
+ */
+static errcode_t itable_ranges(struct e2sr_ctx *ctx, __u32 jblock,
+			       const unsigned char *b, name_block_fn fn,
+			       void *priv)
+{
+	unsigned int bs = ctx->journal->blocksize;
+	unsigned int isz = EXT2_INODE_SIZE(ctx->fs->super), slot, extra;
+	const unsigned char *r;
+	errcode_t err;
+
+	if (isz < EXT2_GOOD_OLD_INODE_SIZE || isz > bs)
+		return 0;
+	for (slot = 0; slot + isz <= bs; slot += isz) {
+		r = b + slot;
+		if (!e2sr_inline_dir_record(r))
+			continue;
+		err = fn(ctx, jblock, b, slot + 44, slot + 100, 0, priv);
+		if (err)
+			return err;
+		if (isz <= EXT2_GOOD_OLD_INODE_SIZE + 4)
+			continue;
+		extra = r[128] | (r[129] << 8);
+		if (extra & 3 || EXT2_GOOD_OLD_INODE_SIZE + extra >= isz)
+			continue;
+		err = fn(ctx, jblock, b, slot + EXT2_GOOD_OLD_INODE_SIZE + extra,
+			 slot + isz, 0, priv);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The ranges of stale block @jblock that can hold entries, to @fn. */
+errcode_t e2sr_jplan_block_ranges(struct e2sr_ctx *ctx, __u32 jblock,
+				  const unsigned char *b, int itable,
+				  name_block_fn fn, void *priv)
+{
+	if (itable)
+		return itable_ranges(ctx, jblock, b, fn, priv);
+	return fn(ctx, jblock, b, 0, ctx->journal->blocksize, 1, priv);
+}
+
+/*
+ * Where a name can lie without its header in [from, to): in a block
+ * that reads as a directory block, an entry's slack past its name, or
+ * the name of an entry whose inode is zero (the first of a block,
+ * removed); elsewhere, the whole range.  Each to @fn, until it returns
+ * non-zero.
+ */
+void e2sr_jplan_slack(const unsigned char *b, unsigned int from,
+		      unsigned int to, int dir, slack_fn fn, void *priv)
+{
+	unsigned int off, rec_len, used;
+
+	if (!dir) {
+		fn(priv, from, to);
+		return;
+	}
+	/* e2sr_dir_shaped() checked the chain and every length in it. */
+	for (off = from; off < to; off += rec_len) {
+		rec_len = b[off + 4] | (b[off + 5] << 8);
+		if (to >= 65536 && (rec_len == 65535 || !rec_len))
+			rec_len = 65536;
+		used = e2sr_get_le32(b + off) ? 8 + ((b[off + 6] + 3U) & ~3U) :
+						8;
+		if (used < rec_len && fn(priv, off + used, off + rec_len))
+			return;
+	}
+}
+
+/* The index being made of one block. */
+struct index_make {
+	const unsigned char	*b;
+	__u32			*inos;
+	size_t			ninos;
+	size_t			ainos;
+	__u32			*keys;
+	size_t			nkeys;
+	size_t			akeys;
+	errcode_t		err;
+};
+
+/*
+ * A key: the three or four bytes as a word, mixed (a multiply and two
+ * shifts: a block has up to a thousand places, and this runs at each).
+ */
+static __u32 key_hash(const unsigned char *p, unsigned int len)
+{
+	__u32 h = p[0] | (p[1] << 8) | (p[2] << 16);
+
+	if (len > 3)
+		h |= (__u32)p[3] << 24;
+	h = h * 0x9e3779b1U ^ len * 0x85ebca77U;
+	h ^= h >> 15;
+	h *= 0x2c1b3c6dU;
+	h ^= h >> 12;
+	return h;
+}
+
+static void add_u32(struct index_make *m, __u32 **v, size_t *n, size_t *a,
+		    __u32 x)
+{
+	if (m->err)
+		return;
+	m->err = e2sr_array_room(v, a, *n + 1, sizeof(**v));
+	if (!m->err)
+		(*v)[(*n)++] = x;
+}
+
+/*
+ * The first bytes of any name the byte search could find in [from, to):
+ * it looks at each aligned place whose first byte is not zero, for names
+ * of E2SR_NAME_MIN bytes or more that fit before @to.  A name holds no
+ * NUL and no slash.
+ */
+static int slack_keys(void *priv, unsigned int from, unsigned int to)
+{
+	struct index_make *m = priv;
+	const unsigned char *b = m->b;
+	unsigned int p;
+
+	for (p = from; p + E2SR_NAME_MIN <= to && !m->err; p += 4) {
+		if (not_in_name(b[p]) || not_in_name(b[p + 1]) ||
+		    not_in_name(b[p + 2]))
+			continue;
+		add_u32(m, &m->keys, &m->nkeys, &m->akeys, key_hash(b + p, 3));
+		if (p + 4 <= to && !not_in_name(b[p + 3]))
+			add_u32(m, &m->keys, &m->nkeys, &m->akeys,
+				key_hash(b + p, 4));
+	}
+	return m->err != 0;
+}
+
+/* One range of the block: its entries' inodes and its slack's keys. */
+static errcode_t index_range(struct e2sr_ctx *ctx, __u32 jblock,
+			     const unsigned char *b, unsigned int from,
+			     unsigned int to, int dir, void *priv)
+{
+	struct index_make *m = priv;
+	unsigned int off;
+	__u32 ino;
+
+	(void)ctx;
+	(void)jblock;
+	for (off = from; off + 8 < to && !m->err; off += 4) {
+		ino = e2sr_get_le32(b + off);
+		if (ino && e2sr_jplan_entry_at(b, to, off))
+			add_u32(m, &m->inos, &m->ninos, &m->ainos, ino);
+	}
+	if (!m->err)
+		e2sr_jplan_slack(b, from, to, dir, slack_keys, m);
+	return m->err;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t unique_u32(__u32 *v, size_t n)
+{
+	size_t i, k = 0;
+
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (i = 1; i < n; i++)
+		if (v[i] != v[k])
+			v[++k] = v[i];
+	return k + 1;
+}
+
+static size_t put_varint(unsigned char *p, __u32 v)
+{
+	size_t n = 0;
+
+	do {
+		p[n] = v & 0x7f;
+		v >>= 7;
+		if (v)
+			p[n] |= 0x80;
+		n++;
+	} while (v);
+	return n;
+}
+
+static int get_varint(const unsigned char **p, const unsigned char *end,
+		      __u32 *v)
+{
+	unsigned int shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 35) {
+		unsigned char c = *(*p)++;
+
+		*v |= (__u32)(c & 0x7f) << shift;
+		if (!(c & 0x80))
+			return 1;
+		shift += 7;
+	}
+	return 0;
+}
+
+/* Bit @i of the filter's probes for key @h, in @mbits bits. */
+static __u32 probe(__u32 h, unsigned int i, __u32 mbits)
+{
+	__u32 h2 = ((h >> 16) | (h << 16)) | 1;
+
+	return (h + i * h2) & (mbits - 1);
+}
+
+/*
+ * The index of stale block @jblock, whose bytes are @b: a kind byte, the
+ * count of inode numbers and each (sorted, as differences), the
+ * filter's size in bytes and the filter.  In *@out, freed by the caller.
+ */
+errcode_t e2sr_jplan_index_make(struct e2sr_ctx *ctx, __u32 jblock,
+				const unsigned char *b, int itable,
+				unsigned char **out, size_t *len)
+{
+	struct index_make m;
+	unsigned char *p = NULL;
+	__u32 prev = 0, mbytes = INDEX_MIN;
+	size_t i, at = 0;
+	unsigned int k;
+	errcode_t err;
+
+	*out = NULL;
+	*len = 0;
+	memset(&m, 0, sizeof(m));
+	m.b = b;
+	err = e2sr_jplan_block_ranges(ctx, jblock, b, itable, index_range,
+				      &m);
+	if (err)
+		goto out;
+	m.ninos = unique_u32(m.inos, m.ninos);
+	m.nkeys = unique_u32(m.keys, m.nkeys);
+	/* About ten bits a key: a block that holds none is read only then. */
+	while (mbytes < INDEX_MAX && mbytes * 8 < m.nkeys * 10)
+		mbytes <<= 1;
+	if (!m.nkeys)
+		mbytes = 0;
+	err = ext2fs_get_memzero(1 + 5 * (m.ninos + 2) + mbytes, &p);
+	if (err)
+		goto out;
+	p[at++] = itable ? INDEX_ITABLE : INDEX_DIR;
+	at += put_varint(p + at, m.ninos);
+	for (i = 0; i < m.ninos; i++) {
+		at += put_varint(p + at, m.inos[i] - prev);
+		prev = m.inos[i];
+	}
+	at += put_varint(p + at, mbytes);
+	for (i = 0; i < m.nkeys; i++)
+		for (k = 0; k < INDEX_PROBES; k++) {
+			__u32 bit = probe(m.keys[i], k, mbytes * 8);
+
+			p[at + bit / 8] |= 1 << (bit & 7);
+		}
+	at += mbytes;
+	*out = p;
+	*len = at;
+out:
+	ext2fs_free_mem(&m.inos);
+	ext2fs_free_mem(&m.keys);
+	return err;
+}
+
+/* An index read back: its parts, or 0 when it does not parse. */
+struct index_view {
+	const unsigned char	*inos;		/* varints */
+	__u32			ninos;
+	const unsigned char	*filter;
+	__u32			mbytes;
+};
+
+static int index_open(const unsigned char *p, size_t len, int itable,
+		      struct index_view *v)
+{
+	const unsigned char *end = p + len, *q;
+	__u32 i, x;
+
+	if (len < 1 || p[0] != (itable ? INDEX_ITABLE : INDEX_DIR))
+		return 0;
+	q = p + 1;
+	if (!get_varint(&q, end, &v->ninos))
+		return 0;
+	v->inos = q;
+	for (i = 0; i < v->ninos; i++)
+		if (!get_varint(&q, end, &x))
+			return 0;
+	if (!get_varint(&q, end, &v->mbytes) ||
+	    (v->mbytes & (v->mbytes - 1)) || v->mbytes > INDEX_MAX ||
+	    v->mbytes != (__u32)(end - q))
+		return 0;
+	v->filter = q;
+	return 1;
+}
+
+/*
+ * Whether the index @p (@len bytes, of a block of kind @itable) answers
+ * for the block: it parses and is of that kind.  Then *@ask says
+ * whether the block may hold an entry naming one of @set (when @set) or
+ * the first bytes of one of @keys (made by e2sr_jplan_index_key()).
+ */
+int e2sr_jplan_index_ask(const unsigned char *p, size_t len, int itable,
+			 const struct e2sr_ino_set *set, const __u32 *keys,
+			 size_t nkeys, int *ask)
+{
+	struct index_view v;
+	const unsigned char *q;
+	__u32 i, ino = 0, d, bit;
+	size_t k;
+	unsigned int j;
+
+	if (!index_open(p, len, itable, &v))
+		return 0;
+	*ask = 0;
+	if (set) {
+		q = v.inos;
+		for (i = 0; i < v.ninos; i++) {
+			get_varint(&q, v.filter, &d);
+			ino += d;
+			if (e2sr_ino_set_has(set, ino)) {
+				*ask = 1;
+				return 1;
+			}
+		}
+		return 1;
+	}
+	if (!v.mbytes)
+		return 1;
+	for (k = 0; k < nkeys; k++) {
+		for (j = 0; j < INDEX_PROBES; j++) {
+			bit = probe(keys[k], j, v.mbytes * 8);
+			if (!(v.filter[bit / 8] & (1 << (bit & 7))))
+				break;
+		}
+		if (j == INDEX_PROBES) {
+			*ask = 1;
+			return 1;
+		}
+	}
+	return 1;
+}
+
+/* The key a name of @len bytes (E2SR_NAME_MIN or more) is asked by. */
+__u32 e2sr_jplan_index_key(const unsigned char *name, unsigned int len)
+{
+	return key_hash(name, len < 4 ? len : 4);
+}
