@@ -18,6 +18,13 @@
 #       one the last run saw empty (its state keeps the empty map); and
 #       with a state, when the run that wiped them kept none (--no-state
 #       between two runs with a state, fast_commit)
+#   1f  fast_commit, an empty +s file the last run saw (its kept map
+#       empty), filled, fsync'ed and deleted before a full commit, at
+#       umount or a crash (shutdown with and without -f); its inode given
+#       to a plain file in the same transaction too, when no copy of the
+#       life is left: wiped, or reported lost
+#   1g  a +s file with data the last run saw, its inode given to a plain
+#       file in its deletion's transaction: its kept map is wiped
 #   2   the journal wraps between two runs, past a +s file created and
 #       deleted in between, with and without its inode being reused
 #   3   no wrap between two runs: complete, exit 1, state moved on
@@ -349,6 +356,198 @@ else
 		"runs $first $second, rc=$rc, $before lines: $out"
 fi
 rm -rf "$I" "$T/st.d"
+
+# ---- 1f: fast_commit, the empty +s file the last run saw, filled and
+# deleted inside one fast-commit window
+# The last run saw the file live and empty and kept its empty map (1c).
+# Then it is appended to and fsync'ed (a fast commit: its blocks are
+# named by add-range tags only), deleted and its directory fsync'ed,
+# before any full commit logs its inode table block with a map.  The
+# kept empty map must not stand for this life's blocks: the run wipes
+# them, or says their map is lost (exit bit 4) and --all-free-if-lost
+# wipes them; never exit 0 or 1 with the bytes on the device.  $1: mount
+# options ("" or commit=600, no timed full commit); $2: how it ends:
+# umount, shutdown-f (the log flushed: a full commit, then the crash)
+# or shutdown (the fast commits are all the journal has of them); $3:
+# after the unlink, the directory fsync'ed (a full commit on this
+# kernel), another file (a fast commit with the unlink tag), or "reuse":
+# the inode given to a plain file in the same transaction, then the next
+# transaction's fast commit over the area.  Before the fix, "reuse" left
+# every byte with exit 0: no version of the life was left, and the kept
+# entry was used only for an identity some version showed.
+fc_stat() {
+	awk -v k="$2" '$2 == k { print $1; exit }' "$1" 2>/dev/null
+}
+fc1f_case() {
+	name="coverage 1f (fast_commit, empty +s file filled, deleted, $3 fsync'ed, ${1:-default}, $2)"
+	I=$T/f.img
+	TOK=COVF-$2-$3-${1%%=*}-$$
+	rm -rf "$I" "$T/st.f"
+	mkdir -p "$T/st.f"
+	mkimg "$I" 64M -t ext4 -b 4096 -O fast_commit -J size=4
+	if ! kmount "$I"; then
+		fail "$name" "mount failed"
+		return
+	fi
+	mkdir "$T/mnt/d"
+	: >"$T/mnt/d/empty"
+	chattr +s "$T/mnt/d/empty"
+	canary "$T/mnt/d/plain" "COVF-PLAIN-$$" 8000
+	# Files in other inode table blocks: the warm-up below logs none
+	# of the +s file's record.
+	i=0
+	while [ "$i" -lt 20 ]; do
+		echo "$i" >"$T/mnt/f$i"
+		i=$((i + 1))
+	done
+	sync
+	kumount
+	run_e2secrm -y --state-dir "$T/st.f" "$I"
+	if [ $((rc & 12)) != 0 ] || ! ls "$T/st.f"/*.state >/dev/null 2>&1; then
+		fail "$name: the run before writes its state" "rc=$rc $out $err"
+		return
+	fi
+	canary "$T/canary" "$TOK" 65536
+	if ! kmount "$I" "$1"; then
+		fail "$name" "mount failed"
+		return
+	fi
+	dev=$(findmnt -n -o SOURCE "$T/mnt")
+	fci=/proc/fs/ext4/${dev##*/}/fc_info
+	# The first fsync after a mount is a full commit (fc_info counts
+	# it ineligible): another file's takes it.
+	W=$T/mnt/f19
+	echo warm >>"$W"
+	xfs_io -c fsync "$W"
+	sync
+	c0=$(fc_stat "$fci" commits)
+	i0=$(fc_stat "$fci" ineligible)
+	cat "$T/canary" >>"$T/mnt/d/empty"
+	xfs_io -c fsync "$T/mnt/d/empty"
+	c1=$(fc_stat "$fci" commits)
+	i1=$(fc_stat "$fci" ineligible)
+	ino=$(stat -c %i "$T/mnt/d/empty")
+	rm "$T/mnt/d/empty"
+	reused=$ino
+	if [ "$3" = other ]; then
+		# Another file's fsync: the unlink goes in a fast commit.
+		echo 2 >>"$W"
+		xfs_io -c fsync "$W"
+	elif [ "$3" = reuse ]; then
+		# Its inode to a plain file in the same transaction, a full
+		# commit, then the next one's fast commit over the area: no
+		# copy of this life is left, only the state's kept entry.
+		echo plain >"$T/mnt/d/reuse"
+		reused=$(stat -c %i "$T/mnt/d/reuse")
+		sync
+		echo 3 >>"$W"
+		xfs_io -c fsync "$W"
+	else
+		# The directory's: this kernel makes it a full commit.
+		xfs_io -c fsync "$T/mnt/d"
+	fi
+	c2=$(fc_stat "$fci" commits)
+	i2=$(fc_stat "$fci" ineligible)
+	case $2 in
+	umount) ;;
+	shutdown-f) xfs_io -x -c 'shutdown -f' "$T/mnt" ;;
+	shutdown) xfs_io -x -c shutdown "$T/mnt" ;;
+	esac
+	kumount
+	fcs="fast commits: append $c0->$c1 (ineligible $i0->$i1), delete $c1->$c2 (ineligible $i1->$i2)"
+	if [ "$reused" != "$ino" ]; then
+		skip "$name" "inode $ino not reused (the plain file is $reused)"
+		return
+	fi
+	if [ -z "$c1" ] || [ "$c1" -le "$c0" ] || [ "$i1" != "$i0" ]; then
+		skip "$name" "the append's fsync made no fast commit ($fcs)"
+		return
+	fi
+	# The fast-commit area as the run will find it: its add-range tags
+	# for the file (obsolete once a full commit followed).
+	ranges=$("$E2SECRM" --journal-map "$I" 2>/dev/null |
+		awk -v i="$ino" '$3 == "add_range" && $4 == i' | wc -l)
+	fcs="$fcs, $ranges add_range tag(s) of inode $ino in the area"
+	before=$(count "$TOK" "$I")
+	if [ "$before" -gt 0 ]; then
+		pass "$name: the canary is on the image before the run ($before lines; $fcs)"
+	else
+		fail "$name: the canary is on the image before the run" \
+			"0 lines, the case proves nothing ($fcs)"
+		return
+	fi
+	run_e2secrm -y -v -f --state-dir "$T/st.f" "$I"
+	after=$(count "$TOK" "$I")
+	if [ $((rc & 12)) = 0 ] && [ $((rc & 1)) = 1 ] && [ "$after" = 0 ]; then
+		pass "$name: wiped (exit $rc)"
+	elif [ $((rc & 12)) = 4 ]; then
+		run_e2secrm -y -f --all-free-if-lost --state-dir "$T/st.f" "$I"
+		after2=$(count "$TOK" "$I")
+		if [ "$after2" = 0 ] && [ $((rc & 8)) = 0 ]; then
+			pass "$name: reported lost ($after lines left), --all-free-if-lost wipes it (exit $rc)"
+		else
+			fail "$name: --all-free-if-lost wipes it" \
+				"$after2 lines left, exit $rc"
+		fi
+	else
+		fail "$name: no secret left unsaid" \
+			"$after of $before lines left, exit $rc: $(echo "$out" | grep -i 'lost\|map-' | head -3) $err"
+	fi
+	fsck_ok "$name" "$I"
+	rm -rf "$I" "$T/st.f" "$T/canary"
+}
+for o in "" commit=600; do
+	for e in umount shutdown-f shutdown; do
+		fc1f_case "$o" "$e" dir
+		fc1f_case "$o" "$e" other
+		fc1f_case "$o" "$e" reuse
+	done
+done
+
+# ---- 1g: a +s file with data the last run saw, deleted and its inode
+# given to a plain file in the same transaction (no fast_commit): the
+# run wiped the copies of its record and the deletion's copy shows the
+# plain file, so only the state's kept map names its blocks.  Before the
+# fix the run left them with exit 0.
+name="coverage 1g (a kept +s file's inode reused in its deletion's transaction)"
+I=$T/g.img
+TOK=COVG-$$
+rm -rf "$I" "$T/st.g"
+mkdir -p "$T/st.g"
+mkimg "$I" 64M -t ext4 -b 4096 -J size=4
+if kmount "$I"; then
+	mkdir "$T/mnt/d"
+	canary "$T/mnt/d/secret" "$TOK" 40000
+	chattr +s "$T/mnt/d/secret"
+	sync
+	kumount
+fi
+run_e2secrm -y --state-dir "$T/st.g" "$I"
+first=$rc
+reused=none
+if kmount "$I" commit=600; then
+	ino=$(stat -c %i "$T/mnt/d/secret")
+	rm "$T/mnt/d/secret"
+	echo plain >"$T/mnt/d/reuse"
+	reused=$(stat -c %i "$T/mnt/d/reuse")
+	kumount
+fi
+before=$(count "$TOK" "$I")
+if [ $((first & 12)) != 0 ] || [ "$reused" != "$ino" ] || [ "$before" = 0 ]; then
+	fail "$name: the scenario" "first run $first, inode $ino reused by $reused, $before lines"
+else
+	run_e2secrm -y -v --state-dir "$T/st.g" "$I"
+	after=$(count "$TOK" "$I")
+	if [ "$after" = 0 ] && [ $((rc & 13)) = 1 ]; then
+		pass "$name: its kept map wiped ($before lines before, exit $rc)"
+	elif [ "$after" -gt 0 ] && [ $((rc & 4)) = 0 ]; then
+		fail "$name: no secret left unsaid" "$after of $before lines left, exit $rc"
+	else
+		fail "$name: wiped, nothing reported" "$after of $before lines left, exit $rc"
+	fi
+	fsck_ok "$name" "$I"
+fi
+rm -rf "$I" "$T/st.g"
 
 # ---- 2: the journal wraps between two runs -----------------------------
 wrap_case() {
