@@ -104,6 +104,8 @@ errcode_t e2sr_discover_journal(struct e2sr_ctx *ctx)
 	}
 	if (!err)
 		err = e2sr_disc_take_ea_inodes(&d);
+	if (!err && ctx->journal)
+		err = e2sr_disc_take_kept(&d);
 	if (!err)
 		err = e2sr_disc_account_owners(&d);
 	if (d.hio)

@@ -178,6 +178,7 @@ errcode_t e2sr_disc_take_ea_inodes(struct discover *d);
 errcode_t e2sr_disc_index_commits(struct discover *d);
 errcode_t e2sr_disc_check_unseen(struct discover *d, size_t first,
 				 size_t end, size_t idx);
+errcode_t e2sr_disc_take_kept(struct discover *d);
 errcode_t e2sr_disc_account_owners(struct discover *d);
 
 #endif /* E2SR_DISCOVER_INT_H */

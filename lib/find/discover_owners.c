@@ -8,8 +8,9 @@
  * accounting: every run a committed record or a whole fast commit shows
  * its owner wrote, with the transaction, indexed for the plan
  * (e2sr_owned_index()), then the windows marked less what owners wrote
- * after each.  The versions and ranges themselves are discover_ident.c's
- * and discover_fc.c's.
+ * after each; and the lives the last run kept of which no version is
+ * left (e2sr_disc_take_kept()).  The versions and ranges themselves are
+ * discover_ident.c's and discover_fc.c's.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -126,36 +127,19 @@ static int written_in(const struct discover *d, const struct window *w,
 }
 
 /*
- * The transaction a life ended in when its record went to another file:
- * that of the first committed copy of its inode table block after its
- * newest version, a record changing only in a handle that logs its
- * block.  What it gained after that version, and lost with the record,
- * is named by no version of its own, nor is that transaction a window of
- * the record's next owner unless that one is a secure-delete file too.
- * Returns 0 when there is no such copy (the newest version is the newest
- * copy of the block) or no full commit's version.  @sure is 0 when that
- * copy failed its checksum: the life may have gone on in it, and ended
- * later.  A life already deleted at its newest version gets one window
- * more than it needs: free blocks wiped, never a live one.
+ * The first committed copy of @ino's inode table block after transaction
+ * @newest, at which its life was there: into @tid, @sure as ended_in()
+ * says.  0 when there is none.
  */
-static int ended_in(const struct discover *d, size_t first, size_t end,
-		    __u32 *tid, int *sure)
+static int ended_after(const struct discover *d, ext2_ino_t ino,
+		       __u32 newest, __u32 *tid, int *sure)
 {
 	const struct e2sr_version *v;
-	ext2_ino_t ino = d->v[first].ino;
-	__u32 newest = 0;
 	size_t i, count;
-	int have = 0, found = 0;
+	int found = 0;
 	blk64_t blk;
 
-	for (i = first; i < end; i++) {
-		if (d->v[i].fc)
-			continue;
-		if (!have || tid_le(newest, d->v[i].sequence))
-			newest = d->v[i].sequence;
-		have = 1;
-	}
-	blk = have ? e2sr_disc_itable_block(d->ctx->fs, ino) : 0;
+	blk = e2sr_disc_itable_block(d->ctx->fs, ino);
 	if (!blk)
 		return 0;
 	v = e2sr_history_versions(&d->ctx->history, blk, &count);
@@ -173,6 +157,36 @@ static int ended_in(const struct discover *d, size_t first, size_t end,
 		found = 1;
 	}
 	return found;
+}
+
+/*
+ * The transaction a life ended in when its record went to another file:
+ * that of the first committed copy of its inode table block after its
+ * newest version, a record changing only in a handle that logs its
+ * block.  What it gained after that version, and lost with the record,
+ * is named by no version of its own, nor is that transaction a window of
+ * the record's next owner unless that one is a secure-delete file too.
+ * Returns 0 when there is no such copy (the newest version is the newest
+ * copy of the block) or no full commit's version.  @sure is 0 when that
+ * copy failed its checksum: the life may have gone on in it, and ended
+ * later.  A life already deleted at its newest version gets one window
+ * more than it needs: free blocks wiped, never a live one.
+ */
+static int ended_in(const struct discover *d, size_t first, size_t end,
+		    __u32 *tid, int *sure)
+{
+	__u32 newest = 0;
+	size_t i;
+	int have = 0;
+
+	for (i = first; i < end; i++) {
+		if (d->v[i].fc)
+			continue;
+		if (!have || tid_le(newest, d->v[i].sequence))
+			newest = d->v[i].sequence;
+		have = 1;
+	}
+	return have && ended_after(d, d->v[first].ino, newest, tid, sure);
 }
 
 /*
@@ -286,6 +300,87 @@ errcode_t e2sr_disc_check_unseen(struct discover *d, size_t first, size_t end,
 	}
 out:
 	ext2fs_free_mem(&w);
+	return err;
+}
+
+/*
+ * A life the last run saw live and kept (kept_maps.c), of which no copy
+ * is left: that run wiped the older ones, and the life ended, its record
+ * going to another file, in the first transaction after that run to log
+ * its table block.  What it gained and lost there (written, fsync'ed,
+ * deleted) only that transaction's fast commits named, as for a life
+ * whose versions end in it (ended_in()): the same window.  Where it
+ * cannot be had, the map may be incomplete.
+ */
+static errcode_t check_kept_end(struct discover *d, size_t idx, __u32 seen)
+{
+	struct e2sr_file *file = &d->ctx->inv.files[idx];
+	__u32 tid = 0;
+	int sure = 0, whole = 1;
+	errcode_t err = 0;
+
+	if (!d->fc_used)
+		return 0;
+	if (!ended_after(d, file->ino, seen, &tid, &sure) || !sure)
+		whole = 0;
+	else if (!d->fc_has_head || (__s32)(tid - d->fc_head) < 0)
+		err = add_window(d, tid, &whole);
+	if (!err && !whole) {
+		file->map_status |= E2SR_MAP_DAMAGED;
+		if (!file->map_error)
+			file->map_error = E2SR_ERR_MAP_UNPROVEN;
+	}
+	return err;
+}
+
+/*
+ * The lives the last run saw live and kept (kept_maps.c) that no version
+ * shows: that run wiped the copies of their records, and one deleted with
+ * its inode given to another file in the same transaction left none
+ * since.  Each that has ended (its inode another generation's now, or
+ * free) is a historic identity, so that the kept map gives its blocks
+ * back, and, with fast commits, the transaction it ended in is a window
+ * (check_kept_end()): what it gained there no copy shows either.
+ * Without this the run said nothing of it, its freed blocks unwiped.
+ */
+errcode_t e2sr_disc_take_kept(struct discover *d)
+{
+	struct e2sr_ctx *ctx = d->ctx;
+	ext2_filsys fs = ctx->fs;
+	const struct e2sr_since_state *p = &ctx->since.prev;
+	const struct e2sr_kept *k;
+	struct e2sr_file *file;
+	size_t i;
+	errcode_t err;
+
+	if (!ctx->since.have_prev || !p->kept_count ||
+	    !ctx->coverage.have_prev || ctx->coverage.prev_mismatch)
+		return 0;
+	/* Identities discovery added are looked up too. */
+	ext2fs_free_mem(&d->files);
+	d->files = NULL;
+	d->nfiles = 0;
+	err = e2sr_disc_index_files(d);
+	for (i = 0; !err && i < p->kept_count; i++) {
+		k = &p->kept[i];
+		if (k->ino < EXT2_FIRST_INODE(fs->super) ||
+		    k->ino > fs->super->s_inodes_count ||
+		    e2sr_disc_find_file(d, k->ino, k->generation) >= 0)
+			continue;
+		/* The same life, in use: its flag taken off, not ended. */
+		if (!e2sr_disc_read_live(d, k->ino) &&
+		    d->live->i_generation == k->generation &&
+		    ext2fs_test_inode_bitmap2(fs->inode_map, k->ino))
+			continue;
+		err = e2sr_inventory_add(&ctx->inv, &file);
+		if (err)
+			break;
+		file->ino = k->ino;
+		file->generation = k->generation;
+		file->state = E2SR_STATE_HISTORIC;
+		err = check_kept_end(d, ctx->inv.count - 1,
+				     ctx->coverage.prev.tid);
+	}
 	return err;
 }
 

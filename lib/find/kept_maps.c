@@ -12,8 +12,11 @@
  * sources, and not written since by another owner.  A file the run read
  * with no block at all is kept too, with an empty map: deleted since,
  * its unlink's copy shows no map either, and only the run before says
- * it never had one.  What the state file is and when it is trusted is
- * since.c's and the command's.
+ * it never had one.  A kept life no version shows any more (deleted,
+ * its inode given to another file in the same transaction) is made a
+ * historic identity by discovery (discover_owners.c) for this pass to
+ * find.  What the state file is and when it is trusted is since.c's and
+ * the command's.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
