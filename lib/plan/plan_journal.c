@@ -184,15 +184,19 @@ static errcode_t name_bytes_in(struct e2sr_ctx *ctx, __u32 jblock,
 	return bp.err;
 }
 
-/*
- * What a block's kept index is asked for the names: the first bytes of
- * each.  Past a few hundred names nearly every block answers yes: none
- * is asked, and every block is read.
- */
-#define NAME_KEYS_MAX	256
+static int cmp_key(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
 
-static errcode_t name_keys(const struct e2sr_name_cache *nc,
-			   struct name_query *q, __u32 **keys)
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * What a block's kept index is asked for the names: the key of each's
+ * first bytes, sorted.  Out of memory, none is asked: every block read.
+ */
+static void name_keys(const struct e2sr_name_cache *nc, struct name_query *q,
+		      __u32 **keys)
 {
 	size_t i, n = 0;
 
@@ -201,17 +205,15 @@ static errcode_t name_keys(const struct e2sr_name_cache *nc,
 	for (i = 0; i < nc->blob_len; i += 1 + nc->blob[i])
 		if (nc->blob[i] >= E2SR_NAME_MIN)
 			n++;
-	if (!n || n > NAME_KEYS_MAX)
-		return 0;
-	if (ext2fs_get_array(n, sizeof(**keys), keys))
-		return 0;	/* every block read */
+	if (!n || ext2fs_get_array(n, sizeof(**keys), keys))
+		return;
 	for (i = 0, n = 0; i < nc->blob_len; i += 1 + nc->blob[i])
 		if (nc->blob[i] >= E2SR_NAME_MIN)
 			(*keys)[n++] = e2sr_jplan_index_key(nc->blob + i + 1,
 							    nc->blob[i]);
+	qsort(*keys, n, sizeof(**keys), cmp_key);
 	q->keys = *keys;
 	q->nkeys = n;
-	return 0;
 }
 
 /*
@@ -235,10 +237,9 @@ static errcode_t plan_name_bytes(struct jplan *p)
 	err = e2sr_name_set_init(&set, ctx->names.blob, ctx->names.blob_len);
 	if (err || e2sr_name_set_empty(&set))
 		goto out;
-	err = name_keys(&ctx->names, &q, &keys);
-	if (!err)
-		err = e2sr_jplan_name_blocks(ctx, keys ? &q : NULL,
-					     name_bytes_in, &set);
+	name_keys(&ctx->names, &q, &keys);
+	err = e2sr_jplan_name_blocks(ctx, keys ? &q : NULL, name_bytes_in,
+				     &set);
 out:
 	ext2fs_free_mem(&keys);
 	e2sr_name_set_free(&set);

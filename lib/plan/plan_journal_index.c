@@ -8,8 +8,9 @@
  * directory-shaped block, the aligned headers in them that read as
  * entries, and the slack where a name can lie without its header.  The
  * same walk gives each such block an index: the inode numbers of every
- * header that reads as an entry, and a filter of the three and four
- * bytes that begin at each aligned place of the slack.  The ring facts
+ * header that reads as an entry, and the keys (24-bit hashes) of the
+ * three and four bytes that begin at each aligned place of the slack.
+ * The ring facts
  * (ring_facts.c) keep it with the position; a later run asks the index
  * instead of reading the block, and reads it only when the index says
  * it may hold an entry of a secure-delete number or a name's first
@@ -30,11 +31,12 @@
 #include "util.h"
 #include "find.h"
 
-#define INDEX_DIR	1	/* made from a directory-shaped block */
-#define INDEX_ITABLE	2	/* from an inode table copy's inline dirs */
-#define INDEX_PROBES	4
-#define INDEX_MIN	8	/* the filter's bytes, a power of two */
-#define INDEX_MAX	1024
+/*
+ * The kind byte says the layout too: 1 and 2 were a first layout (a
+ * filter where the keys are now), never to be read as this one.
+ */
+#define INDEX_DIR	3	/* made from a directory-shaped block */
+#define INDEX_ITABLE	4	/* from an inode table copy's inline dirs */
 
 /* A byte a name cannot hold. */
 static int not_in_name(unsigned char c)
@@ -157,7 +159,9 @@ struct index_make {
 
 /*
  * A key: the three or four bytes as a word, mixed (a multiply and two
- * shifts: a block has up to a thousand places, and this runs at each).
+ * shifts: a block has up to a thousand places, and this runs at each),
+ * 24 bits of it.  A stale directory block holds a handful of keys: a
+ * few hundred names match one by chance about once in a thousand blocks.
  */
 static __u32 key_hash(const unsigned char *p, unsigned int len)
 {
@@ -169,7 +173,7 @@ static __u32 key_hash(const unsigned char *p, unsigned int len)
 	h ^= h >> 15;
 	h *= 0x2c1b3c6dU;
 	h ^= h >> 12;
-	return h;
+	return h >> 8;
 }
 
 static void add_u32(struct index_make *m, __u32 **v, size_t *n, size_t *a,
@@ -278,18 +282,24 @@ static int get_varint(const unsigned char **p, const unsigned char *end,
 	return 0;
 }
 
-/* Bit @i of the filter's probes for key @h, in @mbits bits. */
-static __u32 probe(__u32 h, unsigned int i, __u32 mbits)
+/* The count of @v, then each (sorted) as its difference from the last. */
+static size_t put_sorted(unsigned char *p, const __u32 *v, size_t n)
 {
-	__u32 h2 = ((h >> 16) | (h << 16)) | 1;
+	size_t i, at;
+	__u32 prev = 0;
 
-	return (h + i * h2) & (mbits - 1);
+	at = put_varint(p, n);
+	for (i = 0; i < n; i++) {
+		at += put_varint(p + at, v[i] - prev);
+		prev = v[i];
+	}
+	return at;
 }
 
 /*
  * The index of stale block @jblock, whose bytes are @b: a kind byte, the
- * count of inode numbers and each (sorted, as differences), the
- * filter's size in bytes and the filter.  In *@out, freed by the caller.
+ * inode numbers, then the keys, each as put_sorted() puts them.  In
+ * *@out, freed by the caller.
  */
 errcode_t e2sr_jplan_index_make(struct e2sr_ctx *ctx, __u32 jblock,
 				const unsigned char *b, int itable,
@@ -297,9 +307,7 @@ errcode_t e2sr_jplan_index_make(struct e2sr_ctx *ctx, __u32 jblock,
 {
 	struct index_make m;
 	unsigned char *p = NULL;
-	__u32 prev = 0, mbytes = INDEX_MIN;
-	size_t i, at = 0;
-	unsigned int k;
+	size_t at = 0;
 	errcode_t err;
 
 	*out = NULL;
@@ -312,28 +320,12 @@ errcode_t e2sr_jplan_index_make(struct e2sr_ctx *ctx, __u32 jblock,
 		goto out;
 	m.ninos = unique_u32(m.inos, m.ninos);
 	m.nkeys = unique_u32(m.keys, m.nkeys);
-	/* About ten bits a key: a block that holds none is read only then. */
-	while (mbytes < INDEX_MAX && mbytes * 8 < m.nkeys * 10)
-		mbytes <<= 1;
-	if (!m.nkeys)
-		mbytes = 0;
-	err = ext2fs_get_memzero(1 + 5 * (m.ninos + 2) + mbytes, &p);
+	err = ext2fs_get_mem(1 + 5 * (m.ninos + m.nkeys + 2), &p);
 	if (err)
 		goto out;
 	p[at++] = itable ? INDEX_ITABLE : INDEX_DIR;
-	at += put_varint(p + at, m.ninos);
-	for (i = 0; i < m.ninos; i++) {
-		at += put_varint(p + at, m.inos[i] - prev);
-		prev = m.inos[i];
-	}
-	at += put_varint(p + at, mbytes);
-	for (i = 0; i < m.nkeys; i++)
-		for (k = 0; k < INDEX_PROBES; k++) {
-			__u32 bit = probe(m.keys[i], k, mbytes * 8);
-
-			p[at + bit / 8] |= 1 << (bit & 7);
-		}
-	at += mbytes;
+	at += put_sorted(p + at, m.inos, m.ninos);
+	at += put_sorted(p + at, m.keys, m.nkeys);
 	*out = p;
 	*len = at;
 out:
@@ -342,42 +334,52 @@ out:
 	return err;
 }
 
-/* An index read back: its parts, or 0 when it does not parse. */
+/* An index read back: where its two lists begin. */
 struct index_view {
-	const unsigned char	*inos;		/* varints */
-	__u32			ninos;
-	const unsigned char	*filter;
-	__u32			mbytes;
+	const unsigned char	*inos;		/* the count, then varints */
+	const unsigned char	*keys;
+	const unsigned char	*end;
 };
+
+/* Past a list put_sorted() put: 0 when it does not parse. */
+static int skip_sorted(const unsigned char **q, const unsigned char *end)
+{
+	__u32 n, i, x;
+
+	if (!get_varint(q, end, &n))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!get_varint(q, end, &x))
+			return 0;
+	return 1;
+}
 
 static int index_open(const unsigned char *p, size_t len, int itable,
 		      struct index_view *v)
 {
-	const unsigned char *end = p + len, *q;
-	__u32 i, x;
+	const unsigned char *q;
 
 	if (len < 1 || p[0] != (itable ? INDEX_ITABLE : INDEX_DIR))
 		return 0;
-	q = p + 1;
-	if (!get_varint(&q, end, &v->ninos))
+	v->end = p + len;
+	q = v->inos = p + 1;
+	if (!skip_sorted(&q, v->end))
 		return 0;
-	v->inos = q;
-	for (i = 0; i < v->ninos; i++)
-		if (!get_varint(&q, end, &x))
-			return 0;
-	if (!get_varint(&q, end, &v->mbytes) ||
-	    (v->mbytes & (v->mbytes - 1)) || v->mbytes > INDEX_MAX ||
-	    v->mbytes != (__u32)(end - q))
-		return 0;
-	v->filter = q;
-	return 1;
+	v->keys = q;
+	return skip_sorted(&q, v->end) && q == v->end;
+}
+
+static int has_u32(const __u32 *v, size_t n, __u32 x)
+{
+	return n && bsearch(&x, v, n, sizeof(*v), cmp_u32) != NULL;
 }
 
 /*
  * Whether the index @p (@len bytes, of a block of kind @itable) answers
  * for the block: it parses and is of that kind.  Then *@ask says
  * whether the block may hold an entry naming one of @set (when @set) or
- * the first bytes of one of @keys (made by e2sr_jplan_index_key()).
+ * the first bytes of a name whose key (e2sr_jplan_index_key()) is one of
+ * @keys, sorted.
  */
 int e2sr_jplan_index_ask(const unsigned char *p, size_t len, int itable,
 			 const struct e2sr_ino_set *set, const __u32 *keys,
@@ -385,37 +387,18 @@ int e2sr_jplan_index_ask(const unsigned char *p, size_t len, int itable,
 {
 	struct index_view v;
 	const unsigned char *q;
-	__u32 i, ino = 0, d, bit;
-	size_t k;
-	unsigned int j;
+	__u32 n, i, x = 0, d;
 
 	if (!index_open(p, len, itable, &v))
 		return 0;
 	*ask = 0;
-	if (set) {
-		q = v.inos;
-		for (i = 0; i < v.ninos; i++) {
-			get_varint(&q, v.filter, &d);
-			ino += d;
-			if (e2sr_ino_set_has(set, ino)) {
-				*ask = 1;
-				return 1;
-			}
-		}
-		return 1;
-	}
-	if (!v.mbytes)
-		return 1;
-	for (k = 0; k < nkeys; k++) {
-		for (j = 0; j < INDEX_PROBES; j++) {
-			bit = probe(keys[k], j, v.mbytes * 8);
-			if (!(v.filter[bit / 8] & (1 << (bit & 7))))
-				break;
-		}
-		if (j == INDEX_PROBES) {
-			*ask = 1;
-			return 1;
-		}
+	q = set ? v.inos : v.keys;
+	get_varint(&q, v.end, &n);
+	for (i = 0; i < n && !*ask; i++) {
+		get_varint(&q, v.end, &d);
+		x += d;
+		*ask = set ? e2sr_ino_set_has(set, x) :
+			     has_u32(keys, nkeys, x);
 	}
 	return 1;
 }
