@@ -259,7 +259,7 @@ static int run(struct cmd_opts *o)
 		goto fail;
 	}
 	/* What it wrote of the log, read back for the next run's facts. */
-	err = e2sr_ring_settle(ctx);
+	err = e2sr_settle(ctx);
 	if (err) {
 		report_error(ctx, err, "while reading back the journal",
 			     o->device);

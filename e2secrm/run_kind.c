@@ -142,10 +142,10 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			       "the kernel wrote since the last run, or may "
 			       "have), the rest as it kept them; %u name "
 			       "searches of stale blocks answered by their "
-			       "kept index\n", o->device,
+			       "kept index, %u read\n", o->device,
 			       s->ring_read,
 			       s->ring_blocks, s->ring_fresh,
-			       ctx->names.passed_over);
+			       ctx->names.passed_over, ctx->names.reads);
 		else if (ctx->journal)
 			printf("%s: journal: read whole (%u log blocks): %s\n",
 			       o->device, s->ring_read,
@@ -171,7 +171,8 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		      "\"blocks_from_log\": null, "
 		      "\"groups_changed\": null, \"log_blocks_since\": null, "
 		      "\"log_blocks_read\": null, \"ring_facts\": null, "
-		      "\"name_searches_indexed\": null",
+		      "\"name_searches_indexed\": null, "
+		      "\"name_block_reads\": null",
 		      f);
 		return;
 	}
@@ -205,7 +206,8 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		fputs("\"used\"", f);
 	else
 		json_string(f, ring_why(s, why, sizeof(why)));
-	fprintf(f, ", \"name_searches_indexed\": %u", ctx->names.passed_over);
+	fprintf(f, ", \"name_searches_indexed\": %u, \"name_block_reads\": %u",
+		ctx->names.passed_over, ctx->names.reads);
 }
 
 /* The record's row: what was read, and since when. */

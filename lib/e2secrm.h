@@ -915,6 +915,16 @@ struct e2sr_name_cache {
 	int			have;
 	/* Name blocks their kept index answered for, not searched. */
 	__u32			passed_over;
+	__u32			reads;		/* and those read, both passes */
+	/*
+	 * A bit per log position (from map_first): the stale blocks the
+	 * search looked at (asked or read), and of them the inode table
+	 * copies; so that what the run writes of them is indexed again
+	 * after the wipe (e2sr_jplan_index_written()).
+	 */
+	__u8			*name_map;
+	__u8			*itable_map;
+	__u32			map_first;
 };
 
 struct e2sr_ctx {
@@ -1017,6 +1027,7 @@ const char *e2sr_question_text(enum e2sr_question why);
 /* execute.c */
 errcode_t e2sr_execute_check(struct e2sr_ctx *ctx);
 errcode_t e2sr_execute(struct e2sr_ctx *ctx);
+errcode_t e2sr_settle(struct e2sr_ctx *ctx);
 
 /* execute.c: --audit, the plan's places read instead of written */
 errcode_t e2sr_audit(struct e2sr_ctx *ctx);

@@ -63,6 +63,8 @@ void e2sr_ctx_free(struct e2sr_ctx *ctx)
 	ext2fs_free_mem(&ctx->names.copies);
 	ext2fs_free_mem(&ctx->names.hashes);
 	ext2fs_free_mem(&ctx->names.blob);
+	ext2fs_free_mem(&ctx->names.name_map);
+	ext2fs_free_mem(&ctx->names.itable_map);
 	ext2fs_free_mem(&ctx->device);
 	ext2fs_free_mem(&ctx->prior);
 	ext2fs_free_mem(&ctx);

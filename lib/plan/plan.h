@@ -25,5 +25,6 @@ errcode_t e2sr_journal_names(struct e2sr_ctx *ctx, __u32 **hashes,
 			     size_t *blob_len);
 int e2sr_name_in(const __u32 *hashes, size_t count, const char *name,
 		 unsigned int len);
+errcode_t e2sr_jplan_index_written(struct e2sr_ctx *ctx);
 
 #endif /* E2SR_PLAN_H */

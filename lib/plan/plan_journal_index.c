@@ -133,11 +133,16 @@ void e2sr_jplan_slack(const unsigned char *b, unsigned int from,
 		fn(priv, from, to);
 		return;
 	}
-	/* e2sr_dir_shaped() checked the chain and every length in it. */
-	for (off = from; off < to; off += rec_len) {
+	/*
+	 * e2sr_dir_shaped() checked the chain and every length in it; a
+	 * length that would not move on ends it all the same.
+	 */
+	for (off = from; off + 8 <= to; off += rec_len) {
 		rec_len = b[off + 4] | (b[off + 5] << 8);
 		if (to >= 65536 && (rec_len == 65535 || !rec_len))
 			rec_len = 65536;
+		if (rec_len < 8 || off + rec_len > to)
+			break;
 		used = e2sr_get_le32(b + off) ? 8 + ((b[off + 6] + 3U) & ~3U) :
 						8;
 		if (used < rec_len && fn(priv, off + used, off + rec_len))

@@ -26,6 +26,7 @@
 
 #include "e2secrm.h"
 #include "write.h"
+#include "plan.h"
 
 static double seconds(void)
 {
@@ -141,6 +142,22 @@ errcode_t e2sr_execute(struct e2sr_ctx *ctx)
 			err = E2SR_ERR_VERIFY;
 		phase_done(&st->time_verify, &t);
 	}
+	return err;
+}
+
+/*
+ * After the last write, before the filesystem is closed: what the run
+ * wrote of the log, taken back into the facts the next run starts from
+ * (ring_since.c), and the names index of the blocks it wrote in part
+ * (plan_journal_names.c).  Reads only.
+ */
+errcode_t e2sr_settle(struct e2sr_ctx *ctx)
+{
+	errcode_t err;
+
+	err = e2sr_ring_settle(ctx);
+	if (!err)
+		err = e2sr_jplan_index_written(ctx);
 	return err;
 }
 
