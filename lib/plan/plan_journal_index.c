@@ -16,8 +16,9 @@
  * it may hold an entry of a secure-delete number or a name's first
  * bytes.  The facts hold a position only while its bytes are the ones
  * the index was made from (ring_fresh.c proves which the kernel wrote
- * since; a run forgets what it writes), so a "no" is the block's own.
- * What a hit means is the callers'.
+ * since; a run forgets what it writes, and indexes again after the wipe
+ * what it wrote in part), so a "no" is the block's own.  What a hit
+ * means is the callers'.
  *
  * Copyright (C) 2026 The e2secrm authors.
  * This file may be redistributed under the terms of the GNU General Public
@@ -412,4 +413,142 @@ int e2sr_jplan_index_ask(const unsigned char *p, size_t len, int itable,
 __u32 e2sr_jplan_index_key(const unsigned char *name, unsigned int len)
 {
 	return key_hash(name, len < 4 ? len : 4);
+}
+
+/*
+ * Whether name block @jb is passed over: the index the last run kept of
+ * it says it holds none of what @q asks.  -1 when no index answers.
+ */
+int e2sr_jplan_index_no(struct e2sr_ctx *ctx, const struct name_query *q,
+			__u32 jb, int itable)
+{
+	const unsigned char *p;
+	size_t len;
+	int ask;
+
+	if (!q || !e2sr_ring_index(ctx, jb, &p, &len) ||
+	    !e2sr_jplan_index_ask(p, len, itable, q->set, q->keys, q->nkeys,
+				  &ask))
+		return -1;
+	return !ask;
+}
+
+/*
+ * Block @jb read (its bytes @b): its index made and kept in this run's
+ * facts when they have none for it that answers; with ring_check, the
+ * index it was passed over by (@no > 0) compared with the one its bytes
+ * give.
+ */
+errcode_t e2sr_jplan_index_note(struct e2sr_ctx *ctx, __u32 jb,
+				 const unsigned char *b, int itable, int no)
+{
+	struct e2sr_ring_facts *out = e2sr_ring_index_out(ctx);
+	const unsigned char *kept;
+	unsigned char *made;
+	size_t len, klen;
+	int put, ask;
+	errcode_t err;
+
+	put = out && !(e2sr_rf_get_index(out, jb, &kept, &klen) &&
+		       e2sr_jplan_index_ask(kept, klen, itable, NULL, NULL, 0,
+					    &ask));
+	if (!put && no <= 0)
+		return 0;
+	err = e2sr_jplan_index_make(ctx, jb, b, itable, &made, &len);
+	if (err)
+		return err == EXT2_ET_NO_MEMORY ? 0 : err;
+	if (no > 0 && !(e2sr_ring_index(ctx, jb, &kept, &klen) &&
+			klen == len && !memcmp(kept, made, len)))
+		err = E2SR_ERR_RING_FACTS_DIFFER;
+	if (!err && put)
+		err = e2sr_rf_put_index(out, jb, made, len);
+	ext2fs_free_mem(&made);
+	/* No room to keep it: the next run reads the block. */
+	return err == EXT2_ET_NO_MEMORY ? 0 : err;
+}
+
+static void set_bit(__u8 *map, __u32 i)
+{
+	map[i >> 3] |= 1 << (i & 7);
+}
+
+static int test_bit(const __u8 *map, __u32 i)
+{
+	return map[i >> 3] & (1 << (i & 7));
+}
+
+/* The maps of the log's name blocks (ctx->names), made once. */
+errcode_t e2sr_jplan_index_maps(struct e2sr_ctx *ctx)
+{
+	const struct e2sr_jsb *jsb = &ctx->history.walk.jsb;
+	size_t len = (jsb->last - jsb->first) / 8 + 1;
+	errcode_t err;
+
+	if (ctx->names.name_map)
+		return 0;
+	ctx->names.map_first = jsb->first;
+	err = ext2fs_get_memzero(len, &ctx->names.name_map);
+	if (!err)
+		err = ext2fs_get_memzero(len, &ctx->names.itable_map);
+	if (err)
+		ext2fs_free_mem(&ctx->names.name_map);
+	return err;
+}
+
+/* Log block @jb is a name block (of an inode table, @itable). */
+void e2sr_jplan_index_mark(struct e2sr_ctx *ctx, __u32 jb, int itable)
+{
+	set_bit(ctx->names.name_map, jb - ctx->names.map_first);
+	if (itable)
+		set_bit(ctx->names.itable_map, jb - ctx->names.map_first);
+}
+
+/*
+ * After the wipe, and after the ring's facts took back what the run
+ * wrote (e2sr_ring_settle()): each name block the run wrote in part
+ * lost its index with its old bytes, and is read and indexed again, so
+ * that the next run does not read it for names.  Before, the night after
+ * a churn's clean run read again every directory copy that run had
+ * wiped an entry in.  A block it zeroed whole is no name block.
+ */
+errcode_t e2sr_jplan_index_written(struct e2sr_ctx *ctx)
+{
+	struct e2sr_ring_facts *out = e2sr_ring_index_out(ctx);
+	const struct e2sr_journal *j = ctx->journal;
+	const unsigned char *b, *kept;
+	unsigned char *made;
+	size_t len, klen;
+	__u32 pos, i;
+	int itable;
+	errcode_t err = 0;
+
+	if (!out || !j || !ctx->names.name_map || !j->written)
+		return 0;
+	for (pos = out->first; !err && pos < out->last; pos++) {
+		i = pos - ctx->names.map_first;
+		if (pos < ctx->names.map_first ||
+		    !test_bit(ctx->names.name_map, i) ||
+		    !e2sr_journal_wrote(j, pos) || e2sr_journal_zeroed(j, pos) ||
+		    !e2sr_rf_known(out, pos) ||
+		    e2sr_rf_get_index(out, pos, &kept, &klen))
+			continue;
+		/*
+		 * Still a name block as the read-back found it: what the
+		 * wipe left may no longer read as a directory block.
+		 */
+		itable = !!test_bit(ctx->names.itable_map, i);
+		if (!(out->bits[pos - out->first] &
+		      (itable ? E2SR_RF_INLINE : E2SR_RF_DIRLIKE)))
+			continue;
+		err = e2sr_journal_block(ctx->journal, pos, &b);
+		if (err)
+			break;
+		err = e2sr_jplan_index_make(ctx, pos, b, itable, &made, &len);
+		if (err)
+			break;
+		err = e2sr_rf_put_index(out, pos, made, len);
+		ext2fs_free_mem(&made);
+	}
+	/* No room to keep one: the next run reads the block. */
+	return err == EXT2_ET_NO_MEMORY ? 0 : err;
 }

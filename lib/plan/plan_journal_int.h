@@ -58,6 +58,12 @@ int e2sr_jplan_index_ask(const unsigned char *p, size_t len, int itable,
 			 const struct e2sr_ino_set *set, const __u32 *keys,
 			 size_t nkeys, int *ask);
 __u32 e2sr_jplan_index_key(const unsigned char *name, unsigned int len);
+int e2sr_jplan_index_no(struct e2sr_ctx *ctx, const struct name_query *q,
+			__u32 jb, int itable);
+errcode_t e2sr_jplan_index_note(struct e2sr_ctx *ctx, __u32 jb,
+				const unsigned char *b, int itable, int no);
+errcode_t e2sr_jplan_index_maps(struct e2sr_ctx *ctx);
+void e2sr_jplan_index_mark(struct e2sr_ctx *ctx, __u32 jb, int itable);
 
 /* plan_journal_entry.c */
 int e2sr_jplan_cmp(const void *a, const void *b);

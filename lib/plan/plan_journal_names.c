@@ -231,129 +231,6 @@ static int name_block(const struct e2sr_history *h, __u32 jb, size_t *k,
 }
 
 /*
- * Whether name block @jb is passed over: the index the last run kept of
- * it says it holds none of what @q asks.  -1 when no index answers.
- */
-static int index_says_no(struct e2sr_ctx *ctx, const struct name_query *q,
-			 __u32 jb, int itable)
-{
-	const unsigned char *p;
-	size_t len;
-	int ask;
-
-	if (!q || !e2sr_ring_index(ctx, jb, &p, &len) ||
-	    !e2sr_jplan_index_ask(p, len, itable, q->set, q->keys, q->nkeys,
-				  &ask))
-		return -1;
-	return !ask;
-}
-
-/*
- * Block @jb read (its bytes @b): its index made and kept in this run's
- * facts when they have none for it that answers; with ring_check, the
- * index it was passed over by (@no > 0) compared with the one its bytes
- * give.
- */
-static errcode_t index_note(struct e2sr_ctx *ctx, __u32 jb,
-			    const unsigned char *b, int itable, int no)
-{
-	struct e2sr_ring_facts *out = e2sr_ring_index_out(ctx);
-	const unsigned char *kept;
-	unsigned char *made;
-	size_t len, klen;
-	int put, ask;
-	errcode_t err;
-
-	put = out && !(e2sr_rf_get_index(out, jb, &kept, &klen) &&
-		       e2sr_jplan_index_ask(kept, klen, itable, NULL, NULL, 0,
-					    &ask));
-	if (!put && no <= 0)
-		return 0;
-	err = e2sr_jplan_index_make(ctx, jb, b, itable, &made, &len);
-	if (err)
-		return err == EXT2_ET_NO_MEMORY ? 0 : err;
-	if (no > 0 && !(e2sr_ring_index(ctx, jb, &kept, &klen) &&
-			klen == len && !memcmp(kept, made, len)))
-		err = E2SR_ERR_RING_FACTS_DIFFER;
-	if (!err && put)
-		err = e2sr_rf_put_index(out, jb, made, len);
-	ext2fs_free_mem(&made);
-	/* No room to keep it: the next run reads the block. */
-	return err == EXT2_ET_NO_MEMORY ? 0 : err;
-}
-
-static void set_bit(__u8 *map, __u32 i)
-{
-	map[i >> 3] |= 1 << (i & 7);
-}
-
-static int test_bit(const __u8 *map, __u32 i)
-{
-	return map[i >> 3] & (1 << (i & 7));
-}
-
-/* The map *@map of the log's positions, made once. */
-static errcode_t note_map(struct e2sr_ctx *ctx, __u8 **map)
-{
-	const struct e2sr_jsb *jsb = &ctx->history.walk.jsb;
-
-	if (*map)
-		return 0;
-	ctx->names.map_first = jsb->first;
-	return ext2fs_get_memzero((jsb->last - jsb->first) / 8 + 1, map);
-}
-
-/*
- * After the wipe, and after the ring's facts took back what the run
- * wrote (e2sr_ring_settle()): each name block the run wrote in part
- * lost its index with its old bytes, and is read and indexed again, so
- * that the next run does not read it for names.  Before, the night after
- * a churn's clean run read again every directory copy that run had
- * wiped an entry in.  A block it zeroed whole is no name block.
- */
-errcode_t e2sr_jplan_index_written(struct e2sr_ctx *ctx)
-{
-	struct e2sr_ring_facts *out = e2sr_ring_index_out(ctx);
-	const struct e2sr_journal *j = ctx->journal;
-	const unsigned char *b, *kept;
-	unsigned char *made;
-	size_t len, klen;
-	__u32 pos, i;
-	int itable;
-	errcode_t err = 0;
-
-	if (!out || !j || !ctx->names.name_map || !j->written)
-		return 0;
-	for (pos = out->first; !err && pos < out->last; pos++) {
-		i = pos - ctx->names.map_first;
-		if (pos < ctx->names.map_first ||
-		    !test_bit(ctx->names.name_map, i) ||
-		    !e2sr_journal_wrote(j, pos) || e2sr_journal_zeroed(j, pos) ||
-		    !e2sr_rf_known(out, pos) ||
-		    e2sr_rf_get_index(out, pos, &kept, &klen))
-			continue;
-		/*
-		 * Still a name block as the read-back found it: what the
-		 * wipe left may no longer read as a directory block.
-		 */
-		itable = !!test_bit(ctx->names.itable_map, i);
-		if (!(out->bits[pos - out->first] &
-		      (itable ? E2SR_RF_INLINE : E2SR_RF_DIRLIKE)))
-			continue;
-		err = e2sr_journal_block(ctx->journal, pos, &b);
-		if (err)
-			break;
-		err = e2sr_jplan_index_make(ctx, pos, b, itable, &made, &len);
-		if (err)
-			break;
-		err = e2sr_rf_put_index(out, pos, made, len);
-		ext2fs_free_mem(&made);
-	}
-	/* No room to keep one: the next run reads the block. */
-	return err == EXT2_ET_NO_MEMORY ? 0 : err;
-}
-
-/*
  * Every stale block that can hold names, to @fn, but those whose kept
  * index says they hold nothing @q asks for (ring_check reads those as
  * well, to compare their index with their bytes).  A block read without
@@ -378,9 +255,7 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx,
 	/* What this pass reads, so that only that is read. */
 	err = ext2fs_get_memzero((w->jsb.last - w->jsb.first) / 8 + 1, &want);
 	if (!err)
-		err = note_map(ctx, &ctx->names.name_map);
-	if (!err)
-		err = note_map(ctx, &ctx->names.itable_map);
+		err = e2sr_jplan_index_maps(ctx);
 	if (err) {
 		ext2fs_free_mem(&want);
 		return err;
@@ -388,10 +263,8 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx,
 	for (jb = w->jsb.first; jb < w->jsb.last; jb++) {
 		if (!e2sr_jwalk_stale(w, jb) || !name_block(h, jb, &k, &itable))
 			continue;
-		set_bit(ctx->names.name_map, jb - w->jsb.first);
-		if (itable)
-			set_bit(ctx->names.itable_map, jb - w->jsb.first);
-		if (!check && index_says_no(ctx, q, jb, itable) > 0) {
+		e2sr_jplan_index_mark(ctx, jb, itable);
+		if (!check && e2sr_jplan_index_no(ctx, q, jb, itable) > 0) {
 			ctx->names.passed_over++;
 			continue;
 		}
@@ -412,8 +285,8 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx,
 		if (err)
 			break;
 		ctx->names.reads++;
-		no = index_says_no(ctx, q, jb, itable);
-		err = index_note(ctx, jb, b, itable, no);
+		no = e2sr_jplan_index_no(ctx, q, jb, itable);
+		err = e2sr_jplan_index_note(ctx, jb, b, itable, no);
 		if (err)
 			break;
 		if (no > 0) {
