@@ -469,13 +469,21 @@ static errcode_t add_identity(struct e2sr_ctx *ctx, const struct iversion *iv,
 static int after_commit(const struct e2sr_cover_prev *prev, __u32 sec,
 			__u32 nsec)
 {
-	__u64 t, c;
+	__u64 t;
 
 	if (!prev->have_nsec)
 		return sec > prev->tid_time;	/* a state of whole seconds */
-	t = (__u64)sec * 1000000000U + nsec;
-	c = prev->tid_time * 1000000000U + prev->tid_nsec;
-	return t > c && t - c > CRTIME_MARGIN_NS;
+	/*
+	 * In seconds first: the state keeps the commit block's time as it
+	 * is, and one debugfs wrote says 7.7e18 seconds, which counted in
+	 * nanoseconds would wrap.  Within a second of it, the nanoseconds.
+	 */
+	if (sec < prev->tid_time)
+		return 0;
+	if (sec - prev->tid_time > 1)
+		return 1;
+	t = (sec - prev->tid_time) * 1000000000ULL + nsec;
+	return t > prev->tid_nsec && t - prev->tid_nsec > CRTIME_MARGIN_NS;
 }
 
 /*
