@@ -913,9 +913,9 @@ struct e2sr_name_cache {
 	unsigned char		*blob;
 	size_t			blob_len;
 	int			have;
-	/* Name blocks their kept index answered for, not searched. */
+	/* Name blocks their kept index answered for, and those read. */
 	__u32			passed_over;
-	__u32			reads;		/* and those read, both passes */
+	__u32			reads;
 	/*
 	 * A bit per log position (from map_first): the stale blocks the
 	 * search looked at (asked or read), and of them the inode table

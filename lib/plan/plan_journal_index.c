@@ -528,7 +528,8 @@ errcode_t e2sr_jplan_index_written(struct e2sr_ctx *ctx)
 		i = pos - ctx->names.map_first;
 		if (pos < ctx->names.map_first ||
 		    !test_bit(ctx->names.name_map, i) ||
-		    !e2sr_journal_wrote(j, pos) || e2sr_journal_zeroed(j, pos) ||
+		    !e2sr_journal_wrote(j, pos) ||
+		    e2sr_journal_zeroed(j, pos) ||
 		    !e2sr_rf_known(out, pos) ||
 		    e2sr_rf_get_index(out, pos, &kept, &klen))
 			continue;

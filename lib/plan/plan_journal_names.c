@@ -268,7 +268,8 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx,
 			ctx->names.passed_over++;
 			continue;
 		}
-		want[(jb - w->jsb.first) >> 3] |= 1 << ((jb - w->jsb.first) & 7);
+		want[(jb - w->jsb.first) >> 3] |=
+			1 << ((jb - w->jsb.first) & 7);
 	}
 	e2sr_journal_want(ctx->journal, want, w->jsb.first,
 			  w->jsb.last - w->jsb.first);
@@ -290,7 +291,7 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx,
 		if (err)
 			break;
 		if (no > 0) {
-			/* ring_check: compared, and passed over all the same. */
+			/* ring_check: compared, and passed over all the same */
 			ctx->names.passed_over++;
 			continue;
 		}
