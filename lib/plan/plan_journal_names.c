@@ -286,7 +286,11 @@ errcode_t e2sr_jplan_name_blocks(struct e2sr_ctx *ctx,
 		if (err)
 			break;
 		ctx->names.reads++;
-		no = e2sr_jplan_index_no(ctx, q, jb, itable);
+		/*
+		 * Without the check a block whose index said no was not
+		 * wanted: only the check asks again, to compare.
+		 */
+		no = check ? e2sr_jplan_index_no(ctx, q, jb, itable) : 0;
 		err = e2sr_jplan_index_note(ctx, jb, b, itable, no);
 		if (err)
 			break;
