@@ -51,6 +51,7 @@ errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
 /* since_io.c: the blocks logged since, read from the log */
 errcode_t e2sr_since_io_push(struct e2sr_ctx *ctx);
 void e2sr_since_io_pop(struct e2sr_ctx *ctx);
+int e2sr_since_io_reads_disk(struct e2sr_ctx *ctx, blk64_t blk);
 
 /* kept_maps.c: the maps of live secure-delete files, kept for the next */
 errcode_t e2sr_kept_note(struct e2sr_ctx *ctx);

@@ -211,12 +211,70 @@ static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
 }
 
 /*
+ * The inode table blocks the two passes read from the disk (not those
+ * the log answers), in group order, asked for ahead of them
+ * (readahead.c): a cold pass would otherwise wait on each in turn.
+ * @cum[g]: the bytes of the list before group @g's.
+ */
+static void table_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
+			    __u64 **cum)
+{
+	ext2_filsys fs = ctx->fs;
+	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	__u32 ipg = fs->super->s_inodes_per_group;
+	struct e2sr_ra_range *r = NULL;
+	struct since_walk w;
+	struct since_list l;
+	size_t n = 0, alloc = 0, i;
+	blk64_t itable, blk, last;
+	__u64 at = 0;
+	dgrp_t g;
+
+	*ra = NULL;
+	memset(&w, 0, sizeof(w));
+	memset(&l, 0, sizeof(l));
+	if (ext2fs_get_array(fs->group_desc_count + 1, sizeof(**cum), cum))
+		return;
+	for (g = 0; g < fs->group_desc_count; g++) {
+		(*cum)[g] = at;
+		if (group_list(ctx, g, &w, &l))
+			goto out;
+		itable = ext2fs_inode_table_loc(fs, g);
+		if (!l.n || !itable ||
+		    (ext2fs_has_group_desc_csum(fs) &&
+		     ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT)))
+			continue;
+		last = 0;
+		for (i = 0; i < l.n; i++) {
+			blk = itable + ((l.ino[i] - 1) % ipg) / ipb;
+			if (blk == last || blk >= ext2fs_blocks_count(fs->super))
+				continue;
+			last = blk;
+			if (!e2sr_since_io_reads_disk(ctx, blk))
+				continue;
+			if (e2sr_ra_add(&r, &n, &alloc,
+					(__u64)blk * fs->blocksize,
+					fs->blocksize))
+				goto out;
+			at += fs->blocksize;
+		}
+	}
+	(*cum)[g] = at;
+	e2sr_ra_start(fs->device_name, r, n, E2SR_RA_WINDOW, ra);
+out:
+	ext2fs_free_mem(&l.ino);
+	ext2fs_free_mem(&r);
+	if (!*ra)
+		ext2fs_free_mem(cum);
+}
+
+/*
  * Every group's list, in group order: @tails 0 takes the records before
  * the mark, 1 those past it.  Groups whose table was never initialised
  * hold nothing to read.
  */
 static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
-			     int tails)
+			     int tails, struct e2sr_ra *ra, const __u64 *cum)
 {
 	ext2_filsys fs = ctx->fs;
 	struct since_walk w;
@@ -235,6 +293,8 @@ static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
+		if (ra && !tails)
+			e2sr_ra_done(ra, cum[g]);
 		err = group_list(ctx, g, &w, &l);
 		if (err || !l.n)
 			continue;
@@ -300,6 +360,8 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 	ext2_filsys fs = ctx->fs;
 	struct since_read rd;
 	size_t isize = EXT2_INODE_SIZE(fs->super);
+	struct e2sr_ra *ra = NULL;
+	__u64 *cum = NULL;
 	errcode_t err;
 
 	if (!ctx->since.incremental)
@@ -316,15 +378,19 @@ errcode_t e2sr_inventory_pass(struct e2sr_ctx *ctx)
 		err = ext2fs_get_mem(fs->blocksize, &rd.block);
 	if (!err && copies_stand_in(ctx))
 		err = e2sr_since_io_push(ctx);
-	if (!err)
-		err = read_groups(ctx, &rd, 0);
+	if (!err) {
+		table_readahead(ctx, &ra, &cum);
+		err = read_groups(ctx, &rd, 0, ra, cum);
+	}
 	if (!err)
 		err = e2sr_livemap_finish(ctx);
 	if (!err) {
 		e2sr_livemap_take_bitmaps(ctx);
 		kept_parents(ctx);
-		err = read_groups(ctx, &rd, 1);
+		err = read_groups(ctx, &rd, 1, NULL, NULL);
 	}
+	e2sr_ra_stop(&ra);
+	ext2fs_free_mem(&cum);
 	e2sr_since_io_pop(ctx);
 	ext2fs_free_mem(&rd.block);
 	ext2fs_free_mem(&rd.inode);

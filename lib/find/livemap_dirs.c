@@ -212,12 +212,56 @@ static int cmp_dirrun(const void *a, const void *b)
 	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
 }
 
+/*
+ * The directory blocks read_dirs() will read from the disk (in an
+ * incremental run not those the log answers, since_io.c), asked for
+ * ahead of it (readahead.c): they lie scattered, and a cold pass would
+ * wait on each run in turn.  @cum[i]: the bytes of the list before run
+ * @i's.
+ */
+static void dir_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
+			  __u64 **cum)
+{
+	ext2_filsys fs = ctx->fs;
+	struct e2sr_livemap *lm = &ctx->live;
+	struct e2sr_ra_range *r = NULL;
+	size_t n = 0, alloc = 0, i;
+	blk64_t b, end;
+	__u64 at = 0;
+
+	*ra = NULL;
+	if (ext2fs_get_array(lm->dirrun_count + 1, sizeof(**cum), cum))
+		return;
+	for (i = 0; i < lm->dirrun_count; i++) {
+		(*cum)[i] = at;
+		b = lm->dirruns[i].pblk;
+		end = b + lm->dirruns[i].len;
+		for (; b < end && b < ext2fs_blocks_count(fs->super); b++) {
+			if (!e2sr_since_io_reads_disk(ctx, b))
+				continue;
+			if (e2sr_ra_add(&r, &n, &alloc,
+					(__u64)b * fs->blocksize,
+					fs->blocksize))
+				goto out;
+			at += fs->blocksize;
+		}
+	}
+	(*cum)[i] = at;
+	e2sr_ra_start(fs->device_name, r, n, E2SR_RA_WINDOW, ra);
+out:
+	ext2fs_free_mem(&r);
+	if (!*ra)
+		ext2fs_free_mem(cum);
+}
+
 /* Every live directory block once, in disk order, in large reads. */
 static errcode_t read_dirs(struct e2sr_ctx *ctx, struct name_list *nl)
 {
 	ext2_filsys fs = ctx->fs;
 	struct e2sr_livemap *lm = &ctx->live;
 	struct e2sr_dirrun *r;
+	struct e2sr_ra *ra = NULL;
+	__u64 *cum = NULL;
 	char *buf;
 	blk64_t pos, n, b;
 	size_t i;
@@ -230,8 +274,13 @@ static errcode_t read_dirs(struct e2sr_ctx *ctx, struct name_list *nl)
 	err = ext2fs_get_mem((size_t)DIR_READ_BLOCKS * fs->blocksize, &buf);
 	if (err)
 		return err;
+	/* Not when looking again for one name: the first time read all. */
+	if (!nl->want)
+		dir_readahead(ctx, &ra, &cum);
 	for (i = 0; !err && i < lm->dirrun_count; i++) {
 		r = &lm->dirruns[i];
+		if (ra)
+			e2sr_ra_done(ra, cum[i]);
 		for (pos = 0; !err && pos < r->len; pos += n) {
 			if (e2sr_cancelled(ctx)) {
 				err = E2SR_ERR_CANCELLED;
@@ -257,6 +306,8 @@ static errcode_t read_dirs(struct e2sr_ctx *ctx, struct name_list *nl)
 						buf + b * fs->blocksize);
 		}
 	}
+	e2sr_ra_stop(&ra);
+	ext2fs_free_mem(&cum);
 	ext2fs_free_mem(&buf);
 	return err;
 }

@@ -60,6 +60,20 @@ static int written_in_place(ext2_filsys fs, blk64_t blk)
 	return blk < first + used;
 }
 
+/* The copy of @blk the view answers a read with, or NULL: the disk. */
+static const struct e2sr_version *answer(struct e2sr_ctx *ctx, blk64_t blk)
+{
+	const struct e2sr_version *v;
+
+	if (written_in_place(ctx->fs, blk))
+		return NULL;
+	v = e2sr_since_newest(ctx, blk);
+	if (!v || !v->verified ||
+	    !e2sr_coverage_readable(&ctx->coverage, v->sequence))
+		return NULL;
+	return v;
+}
+
 /* Block @blk from its newest copy logged since: *@got 0 when none is. */
 static errcode_t from_log(struct since_io *s, blk64_t blk,
 			  unsigned char *out, int *got)
@@ -70,11 +84,8 @@ static errcode_t from_log(struct since_io *s, blk64_t blk,
 	errcode_t err;
 
 	*got = 0;
-	if (written_in_place(fs, blk))
-		return 0;
-	v = e2sr_since_newest(ctx, blk);
-	if (!v || !v->verified ||
-	    !e2sr_coverage_readable(&ctx->coverage, v->sequence))
+	v = answer(ctx, blk);
+	if (!v)
 		return 0;
 	err = e2sr_since_read_copy(ctx, v, out);
 	if (err)
@@ -257,6 +268,20 @@ fail:
 	}
 	ext2fs_free_mem(&io);
 	return err;
+}
+
+/*
+ * Whether a read of @blk now goes to the disk: no view is laid, or the
+ * view has no copy of it.  What a pass asks ahead (readahead.c) is what
+ * it will read from the disk, never a block the log answers.
+ */
+int e2sr_since_io_reads_disk(struct e2sr_ctx *ctx, blk64_t blk)
+{
+	io_channel io = ctx->fs->io;
+
+	if (!io || io->manager != &since_manager)
+		return 1;
+	return !answer(ctx, blk);
 }
 
 /* The filesystem's own channel back; a no-op when none was laid. */

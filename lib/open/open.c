@@ -127,6 +127,41 @@ static errcode_t load_journal_extent(struct e2sr_ctx *ctx)
 }
 
 /*
+ * The bitmap blocks ext2fs_read_bitmaps() is about to read, one at a
+ * time, asked for ahead (readahead.c): the block bitmaps, then the
+ * inode bitmaps, of the groups whose bitmaps are on the disk.  flex_bg
+ * packs each kind in runs, which the kernel then reads in large parts.
+ */
+static void bitmap_readahead(ext2_filsys fs, struct e2sr_ra **ra)
+{
+	struct e2sr_ra_range *r = NULL;
+	size_t n = 0, alloc = 0;
+	int csum = ext2fs_has_group_desc_csum(fs), kind;
+	blk64_t blk;
+	dgrp_t g;
+
+	*ra = NULL;
+	for (kind = 0; kind < 2; kind++)
+		for (g = 0; g < fs->group_desc_count; g++) {
+			if (csum && ext2fs_bg_flags_test(fs, g, kind ?
+						EXT2_BG_INODE_UNINIT :
+						EXT2_BG_BLOCK_UNINIT))
+				continue;
+			blk = kind ? ext2fs_inode_bitmap_loc(fs, g) :
+				     ext2fs_block_bitmap_loc(fs, g);
+			if (!blk || blk >= ext2fs_blocks_count(fs->super))
+				continue;
+			if (e2sr_ra_add(&r, &n, &alloc,
+					(__u64)blk * fs->blocksize,
+					fs->blocksize))
+				goto out;
+		}
+	e2sr_ra_start(fs->device_name, r, n, E2SR_RA_WINDOW, ra);
+out:
+	ext2fs_free_mem(&r);
+}
+
+/*
  * The filesystem's own metadata (superblocks, descriptors, bitmaps,
  * inode tables) is never a wipe target whatever the block bitmap says.
  * A block bitmap that calls any of it free is wrong, and so is everything
@@ -527,6 +562,7 @@ out:
 errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 {
 	struct ext2_super_block *sb;
+	struct e2sr_ra *ra;
 	size_t len;
 	errcode_t err;
 
@@ -593,7 +629,9 @@ errcode_t e2sr_open(struct e2sr_ctx *ctx, const char *device, int flags)
 	err = ext2fs_check_desc(ctx->fs);
 	if (err)
 		return err;
+	bitmap_readahead(ctx->fs, &ra);
 	err = ext2fs_read_bitmaps(ctx->fs);
+	e2sr_ra_stop(&ra);
 	if (err)
 		return err;
 	err = load_metadata_blocks(ctx);

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "e2secrm.h"
-#include "readahead.h"
+#include "util.h"
 
 /* Ranges larger than this are asked for in parts, to keep to the window. */
 #define RA_PART		(2ULL << 20)
@@ -76,6 +76,25 @@ static void *ra_thread(void *arg)
 		}
 	}
 	return NULL;
+}
+
+/*
+ * @length bytes at @offset onto the list *@r (*@n ranges, room for
+ * *@alloc), joined to the last range when they follow it on the device.
+ */
+errcode_t e2sr_ra_add(struct e2sr_ra_range **r, size_t *n, size_t *alloc,
+		      __u64 offset, __u64 length)
+{
+	if (*n && (*r)[*n - 1].offset + (*r)[*n - 1].length == offset) {
+		(*r)[*n - 1].length += length;
+		return 0;
+	}
+	if (e2sr_array_room(r, alloc, *n + 1, sizeof(**r)))
+		return EXT2_ET_NO_MEMORY;
+	(*r)[*n].offset = offset;
+	(*r)[*n].length = length;
+	(*n)++;
+	return 0;
 }
 
 /*

@@ -21,6 +21,8 @@ struct e2sr_ra_range {
 
 struct e2sr_ra;
 
+errcode_t e2sr_ra_add(struct e2sr_ra_range **r, size_t *n, size_t *alloc,
+		      __u64 offset, __u64 length);
 void e2sr_ra_start(const char *device, const struct e2sr_ra_range *r,
 		   size_t n, __u64 window, struct e2sr_ra **ra);
 void e2sr_ra_done(struct e2sr_ra *ra, __u64 bytes);
