@@ -13,6 +13,16 @@
 #       of at most 1 MiB at a time into one buffer (dd's way: one read in
 #       flight, no page-cache bypass): the floor for reading the same
 #       bytes.  Prints the bytes read.
+#   readset.py jsum IMAGE RANGES BSIZE OUT
+#       Writes an 8-byte digest of every block of RANGES (blocks: the
+#       journal's extents, "START LENGTH" a line, in log order) to OUT.
+#   readset.py jdiff IMAGE RANGES BSIZE SUMS
+#       Prints journal_blocks=N changed=N: how many of those blocks differ
+#       from the digests jsum kept.  Taken before and after a churn, the
+#       journal the kernel wrote between, whatever any tool reports (a
+#       block rewritten with the same bytes is not counted: the digest of
+#       a jbd2 block holds its sequence, so only a copy of an unchanged
+#       block can be).
 #   readset.py data IMAGE BYTES
 #       Prints dd commands reading BYTES bytes of IMAGE's allocated data
 #       (SEEK_DATA/SEEK_HOLE, never a hole), in order, 1 MiB reads: the
@@ -158,6 +168,39 @@ def io(out, cmd):
     sys.exit(os.waitstatus_to_exitcode(status) & 255)
 
 
+def journal_sums(image, ranges, bsize):
+    """A short digest of every block of the journal, in log order."""
+    import hashlib
+    sums = []
+    fd = os.open(image, os.O_RDONLY)
+    try:
+        for line in open(ranges):
+            start, length = (int(x) for x in line.split()[:2])
+            for at in range(start, start + length, 256):
+                n = min(256, start + length - at)
+                buf = os.pread(fd, n * bsize, at * bsize)
+                for k in range(n):
+                    sums.append(hashlib.blake2b(
+                        buf[k * bsize:(k + 1) * bsize],
+                        digest_size=8).digest())
+    finally:
+        os.close(fd)
+    return sums
+
+
+def jsum(image, ranges, bsize, out):
+    with open(out, "wb") as f:
+        f.write(b"".join(journal_sums(image, ranges, bsize)))
+
+
+def jdiff(image, ranges, bsize, before):
+    old = open(before, "rb").read()
+    now = journal_sums(image, ranges, bsize)
+    changed = sum(1 for i, d in enumerate(now)
+                  if old[i * 8:(i + 1) * 8] != d)
+    print("journal_blocks=%d changed=%d" % (len(now), changed))
+
+
 def main():
     if sys.argv[1] == "trace" and sys.argv[4] == "--":
         trace(sys.argv[2], sys.argv[3], sys.argv[5:])
@@ -167,10 +210,14 @@ def main():
         data(sys.argv[2], int(sys.argv[3]))
     elif sys.argv[1] == "io" and sys.argv[3] == "--":
         io(sys.argv[2], sys.argv[4:])
+    elif sys.argv[1] == "jsum":
+        jsum(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
+    elif sys.argv[1] == "jdiff":
+        jdiff(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
     elif sys.argv[1] == "split":
         split(sys.argv[2], int(sys.argv[3]), sys.argv[4:])
     else:
-        sys.exit("usage: readset.py trace|replay|data|split|io ...")
+        sys.exit("usage: readset.py trace|replay|data|split|io|jsum|jdiff ...")
 
 
 if __name__ == "__main__":

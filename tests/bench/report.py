@@ -383,22 +383,29 @@ def inc_main(tsv, facts_path, out, e2secrm):
              % (base.get("groups", "?"), base.get("desc_size", "?"),
                 fmt_b(base.get("journal_bytes", 0))))
     L.append("- Floor: what an incremental run cannot skip, the journal "
-             "blocks logged since the last run (the `-v` line's \"blocks "
-             "logged since\") x the block size, plus the group descriptor "
-             "blocks (%s)." % fmt_b(base.get("gdt_bytes", 0)))
+             "the kernel wrote since the last run (every log block whose "
+             "bytes changed between the clean run and the end of the "
+             "churn, digests taken by readset.py jsum/jdiff: descriptors, "
+             "commits, revokes, each copy, the fast-commit area) x the "
+             "block size, plus the group descriptor blocks (%s).  The "
+             "`-v` line's \"blocks logged since\" (distinct filesystem "
+             "blocks, a block logged in five transactions counted once) "
+             "is shown beside it: it was the floor until 2026-12-07, and "
+             "is smaller." % fmt_b(base.get("gdt_bytes", 0)))
     L.append("")
     L.append("### The churns")
     L.append("")
     L.append("| churn | files listed | deleted (of them +s) | appended | "
-             "renamed | created (+s; +s deleted again) | churn s | journal "
-             "logged since | floor |")
-    L.append("|---|---|---|---|---|---|---|---|---|")
+             "renamed | created (+s; +s deleted again) | churn s | "
+             "distinct blocks logged since | journal written since | "
+             "floor |")
+    L.append("|---|---|---|---|---|---|---|---|---|---|")
     for im in churns:
         f = facts.get(im, {})
         g = lambda k, d="?": f.get(k, d)
         bs = int(base.get("block_size", 4096))
         L.append("| %s | %s | %s (%s) | %s | %s | %s (%s; %s) | %s | %s blocks "
-                 "(%s) | %s |" % (
+                 "(%s) | %s blocks (%s) | %s |" % (
                      im.split("@")[1], g("churn_listed"), g("churn_deleted"),
                      g("churn_secrm_hit"), g("churn_appended"),
                      g("churn_renamed"), g("churn_created"),
@@ -406,6 +413,8 @@ def inc_main(tsv, facts_path, out, e2secrm):
                      g("churn_created_secrm_deleted"), g("churn_s"),
                      g("logged_blocks"),
                      fmt_b(int(g("logged_blocks", "0")) * bs),
+                     g("journal_written_blocks"),
+                     fmt_b(int(g("journal_written_blocks", "0")) * bs),
                      fmt_b(g("floor_bytes", 0))))
     L.append("")
     L.append("### Results (cold; `-n`: median of two runs, one in each "
