@@ -44,6 +44,7 @@ errcode_t e2sr_inventory_tail_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 /* since.c: a block's newest copy logged since the last run, as it was */
 const struct e2sr_version *e2sr_since_newest(const struct e2sr_ctx *ctx,
 					     blk64_t blk);
+int e2sr_since_logged(const struct e2sr_ctx *ctx, blk64_t blk);
 errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
 			       const struct e2sr_version *v,
 			       unsigned char *buf);
@@ -52,6 +53,7 @@ errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
 errcode_t e2sr_since_io_push(struct e2sr_ctx *ctx);
 void e2sr_since_io_pop(struct e2sr_ctx *ctx);
 int e2sr_since_io_reads_disk(struct e2sr_ctx *ctx, blk64_t blk);
+int e2sr_since_io_unchanged(struct e2sr_ctx *ctx, blk64_t blk);
 
 /* kept_maps.c: the maps of live secure-delete files, kept for the next */
 errcode_t e2sr_kept_note(struct e2sr_ctx *ctx);

@@ -212,12 +212,79 @@ static int cmp_dirrun(const void *a, const void *b)
 	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
 }
 
+static int in_sorted(const ext2_ino_t *a, size_t n, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (a[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && a[lo] == ino;
+}
+
+/*
+ * Whether the blocks of directory @dir that no copy since shows changed
+ * may go unread (unchanged_block()): in an incremental run, unless the
+ * fast-commit area names it, whose replay may have written it in place.
+ */
+static int may_skip(const struct e2sr_ctx *ctx, ext2_ino_t dir)
+{
+	const struct e2sr_since *s = &ctx->since;
+
+	return s->incremental && !in_sorted(s->named, s->named_count, dir);
+}
+
+/* Whether block @b is one unchanged_block() takes: see may_skip(). */
+static int unchanged(struct e2sr_ctx *ctx, blk64_t b, int skip)
+{
+	return skip && e2sr_since_io_unchanged(ctx, b);
+}
+
+/*
+ * A block of a directory the pass reads, as the last run saw it: the
+ * names in it were in use then (the bitmaps answer for them now,
+ * e2sr_livemap_take_bitmaps()), and its residue is what it was, which
+ * that run kept with the directory.  So it is not read: a directory
+ * kept for residue keeps it, for the names plan to read.  With
+ * ring_check it is read all the same, and residue that the last run did
+ * not keep stops the run.
+ */
+static errcode_t unchanged_block(struct e2sr_ctx *ctx, struct name_list *nl,
+				 const struct e2sr_dirrun *r, blk64_t blk,
+				 char *buf)
+{
+	const struct e2sr_since_state *p = &ctx->since.prev;
+	ext2fs_inode_bitmap residue = ctx->live.residue_dirs;
+	int kept = in_sorted(p->dirs, p->dir_count, r->dir), had;
+	errcode_t err;
+
+	if (kept)
+		ext2fs_mark_inode_bitmap2(residue, r->dir);
+	if (!ctx->since.ring_check)
+		return 0;
+	err = io_channel_read_blk64(ctx->fs->io, blk, 1, buf);
+	if (err)
+		return e2sr_livemap_disagree(ctx, "directory %u block %llu "
+					     "cannot be read: %s", r->dir,
+					     (unsigned long long)blk,
+					     error_message(err));
+	had = ext2fs_test_inode_bitmap2(residue, r->dir);
+	err = dir_block(ctx, nl, r, blk, buf);
+	if (!err && !had && ext2fs_test_inode_bitmap2(residue, r->dir))
+		err = E2SR_ERR_UNLOGGED_DIR_RESIDUE;
+	return err;
+}
+
 /*
  * The directory blocks read_dirs() will read from the disk (in an
- * incremental run not those the log answers, since_io.c), asked for
- * ahead of it (readahead.c): they lie scattered, and a cold pass would
- * wait on each run in turn.  @cum[i]: the bytes of the list before run
- * @i's.
+ * incremental run not those the log answers, since_io.c, nor those
+ * unchanged since the last run), asked for ahead of it (readahead.c):
+ * they lie scattered, and a cold pass would wait on each run in turn.
+ * @cum[i]: the bytes of the list before run @i's.
  */
 static void dir_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
 			  __u64 **cum)
@@ -228,6 +295,7 @@ static void dir_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
 	size_t n = 0, alloc = 0, i;
 	blk64_t b, end;
 	__u64 at = 0;
+	int skip;
 
 	*ra = NULL;
 	if (ext2fs_get_array(lm->dirrun_count + 1, sizeof(**cum), cum))
@@ -236,8 +304,11 @@ static void dir_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
 		(*cum)[i] = at;
 		b = lm->dirruns[i].pblk;
 		end = b + lm->dirruns[i].len;
+		skip = may_skip(ctx, lm->dirruns[i].dir);
 		for (; b < end && b < ext2fs_blocks_count(fs->super); b++) {
-			if (!e2sr_since_io_reads_disk(ctx, b))
+			if (!e2sr_since_io_reads_disk(ctx, b) ||
+			    (unchanged(ctx, b, skip) &&
+			     !ctx->since.ring_check))
 				continue;
 			if (e2sr_ra_add(&r, &n, &alloc,
 					(__u64)b * fs->blocksize,
@@ -266,6 +337,7 @@ static errcode_t read_dirs(struct e2sr_ctx *ctx, struct name_list *nl)
 	blk64_t pos, n, b;
 	size_t i;
 	errcode_t err = 0;
+	int skip;
 
 	if (!lm->dirrun_count)
 		return 0;
@@ -281,14 +353,22 @@ static errcode_t read_dirs(struct e2sr_ctx *ctx, struct name_list *nl)
 		r = &lm->dirruns[i];
 		if (ra)
 			e2sr_ra_done(ra, cum[i]);
+		/* Looking again for one name: every block. */
+		skip = !nl->want && may_skip(ctx, r->dir);
 		for (pos = 0; !err && pos < r->len; pos += n) {
 			if (e2sr_cancelled(ctx)) {
 				err = E2SR_ERR_CANCELLED;
 				break;
 			}
-			n = r->len - pos;
-			if (n > DIR_READ_BLOCKS)
-				n = DIR_READ_BLOCKS;
+			if (unchanged(ctx, r->pblk + pos, skip)) {
+				n = 1;
+				err = unchanged_block(ctx, nl, r, r->pblk + pos,
+						      buf);
+				continue;
+			}
+			for (n = 1; pos + n < r->len && n < DIR_READ_BLOCKS &&
+			     !unchanged(ctx, r->pblk + pos + n, skip); n++)
+				;
 			err = io_channel_read_blk64(fs->io, r->pblk + pos, n,
 						    buf);
 			if (err) {

@@ -310,6 +310,22 @@ const struct e2sr_version *e2sr_since_newest(const struct e2sr_ctx *ctx,
 	return best;
 }
 
+/*
+ * Whether any copy of @blk was logged after the last run, committed or
+ * not: a block with none is as the last run saw it, when the proof holds.
+ */
+int e2sr_since_logged(const struct e2sr_ctx *ctx, blk64_t blk)
+{
+	const struct e2sr_version *v;
+	size_t n, i;
+
+	v = e2sr_history_versions(&ctx->history, blk, &n);
+	for (i = 0; v && i < n; i++)
+		if (tid_after(v[i].sequence, ctx->coverage.prev.tid))
+			return 1;
+	return 0;
+}
+
 /* A logged copy as the block was: an escaped copy gets its magic back. */
 errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
 			       const struct e2sr_version *v,

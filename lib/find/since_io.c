@@ -284,6 +284,22 @@ int e2sr_since_io_reads_disk(struct e2sr_ctx *ctx, blk64_t blk)
 	return !answer(ctx, blk);
 }
 
+/*
+ * Whether @blk is as the last run saw it: the view is laid (the run is
+ * incremental and its proof holds: nothing but the kernel, through its
+ * log, wrote the blocks the live pass reads), and no copy of @blk was
+ * logged since.  Never a block ext4 also writes in place.
+ */
+int e2sr_since_io_unchanged(struct e2sr_ctx *ctx, blk64_t blk)
+{
+	io_channel io = ctx->fs->io;
+
+	if (!io || io->manager != &since_manager ||
+	    written_in_place(ctx->fs, blk))
+		return 0;
+	return !e2sr_since_logged(ctx, blk);
+}
+
 /* The filesystem's own channel back; a no-op when none was laid. */
 void e2sr_since_io_pop(struct e2sr_ctx *ctx)
 {
