@@ -129,14 +129,16 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 		printf("%s: incremental run since transaction %u (%s), "
 		       "last full scan %s: %u of %u groups read (%u inode "
 		       "table blocks), %u changed, %u blocks logged since "
-		       "(%u reads answered from their logged copies)\n",
+		       "(%u reads answered from their logged copies, %u "
+		       "records as the last run kept them)\n",
 		       o->device,
 		       ctx->coverage.prev.tid,
 		       local_time(ctx->coverage.prev.run_time, t1,
 				  sizeof(t1)),
 		       local_time(s->prev.full_time, t2, sizeof(t2)),
 		       s->groups_read, s->groups, s->table_blocks,
-		       s->groups_changed, s->log_blocks, s->from_log);
+		       s->groups_changed, s->log_blocks, s->from_log,
+		       s->from_kept);
 		if (s->ring_used)
 			printf("%s: journal: %u of %u log blocks read (%u "
 			       "the kernel wrote since the last run, or may "
@@ -168,7 +170,7 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		      "\"since_tid\": null, \"since_time\": null, "
 		      "\"full_time\": null, \"groups\": null, "
 		      "\"groups_read\": null, \"table_blocks_read\": null, "
-		      "\"blocks_from_log\": null, "
+		      "\"blocks_from_log\": null, \"records_kept\": null, "
 		      "\"groups_changed\": null, \"log_blocks_since\": null, "
 		      "\"log_blocks_read\": null, \"ring_facts\": null, "
 		      "\"name_searches_indexed\": null, "
@@ -186,18 +188,18 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		fprintf(f, ", \"since_tid\": %u, \"since_time\": %" PRIu64
 			", \"full_time\": %" PRIu64 ", \"groups\": %u"
 			", \"groups_read\": %u, \"table_blocks_read\": %u"
-			", \"blocks_from_log\": %u"
+			", \"blocks_from_log\": %u, \"records_kept\": %u"
 			", \"groups_changed\": %u, \"log_blocks_since\": %u",
 			ctx->coverage.prev.tid,
 			(uint64_t)ctx->coverage.prev.run_time,
 			(uint64_t)s->prev.full_time, s->groups, s->groups_read,
-			s->table_blocks, s->from_log, s->groups_changed,
-			s->log_blocks);
+			s->table_blocks, s->from_log, s->from_kept,
+			s->groups_changed, s->log_blocks);
 	else
 		fprintf(f, ", \"since_tid\": null, \"since_time\": null, "
 			"\"full_time\": null, \"groups\": %u, "
 			"\"groups_read\": %u, \"table_blocks_read\": null, "
-			"\"blocks_from_log\": null, "
+			"\"blocks_from_log\": null, \"records_kept\": null, "
 			"\"groups_changed\": null, \"log_blocks_since\": null",
 			s->groups, s->groups_read);
 	fprintf(f, ", \"log_blocks_read\": %u, \"ring_facts\": ",

@@ -6,7 +6,8 @@
  * version, the UUID), the filesystem as the run left it (struct
  * e2sr_sb_print), a record per group (struct e2sr_group_print), the
  * records that carry the flag, the directories with residue and the
- * maps of the live files among those records, then a
+ * maps of the live files among those records, the records themselves as
+ * the disk held them (version 3: a version 2 file has none), then a
  * crc32c of everything before it.  The text state names that crc (its
  * "since" key), so that a state and a companion of two different runs are
  * never taken together.  The file is machine-local, in host byte order;
@@ -25,7 +26,7 @@
 
 #define SINCE_MAGIC	"E2SRINC1"
 #define SINCE_ORDER	0x01020304U
-#define SINCE_VERSION	2	/* 1: no kept maps */
+#define SINCE_VERSION	3	/* 1: no kept maps; 2: no records */
 #define SINCE_MAX	((size_t)1 << 30)
 
 struct since_head {
@@ -46,19 +47,40 @@ struct since_head {
 	__u64		kept_ext;
 };
 
+/* Version 3: after the maps, the records of secure[] (rec_size each). */
+struct since_recs {
+	__u64		count;		/* 0, or the head's secure */
+	__u32		size;
+	__u32		pad;
+};
+
+/* A record is at most an inode table block (s_inode_size's limit). */
+#define SINCE_REC_MAX	65536
+
 static void since_path(char *path, size_t len, const char *dir,
 		       const char *uuid)
 {
 	snprintf(path, len, "%s/%s.since", dir, uuid);
 }
 
-static size_t since_size(const struct since_head *h)
+/* Where the records' part begins, or the crc of a version 2 file. */
+static size_t since_maps_end(const struct since_head *h)
 {
 	return sizeof(*h) + h->groups * sizeof(struct e2sr_group_print) +
 	       h->secure * sizeof(struct e2sr_secure) +
 	       h->dirs * sizeof(ext2_ino_t) +
 	       h->kept * sizeof(struct e2sr_kept) +
-	       h->kept_ext * sizeof(struct e2sr_extent) + sizeof(__u32);
+	       h->kept_ext * sizeof(struct e2sr_extent);
+}
+
+static size_t since_size(const struct since_head *h,
+			 const struct since_recs *r)
+{
+	size_t len = since_maps_end(h) + sizeof(__u32);
+
+	if (h->version > 2)
+		len += sizeof(*r) + r->count * r->size;
+	return len;
 }
 
 /*
@@ -70,12 +92,18 @@ int since_write(const char *dir, const char *uuid,
 		struct cmd_state *st)
 {
 	struct since_head h;
+	struct since_recs r;
 	char path[PATH_MAX + 48];
 	unsigned char *buf, *p;
 	size_t len;
 	int ret;
 
 	memset(&h, 0, sizeof(h));
+	memset(&r, 0, sizeof(r));
+	if (s->recs && s->rec_size) {
+		r.count = s->secure_count;
+		r.size = s->rec_size;
+	}
 	memcpy(h.magic, SINCE_MAGIC, sizeof(h.magic));
 	h.order = SINCE_ORDER;
 	h.version = SINCE_VERSION;
@@ -91,7 +119,7 @@ int since_write(const char *dir, const char *uuid,
 	h.dirs = s->dir_count;
 	h.kept = s->kept_count;
 	h.kept_ext = s->kept_ext_count;
-	len = since_size(&h);
+	len = since_size(&h, &r);
 	if (ext2fs_get_mem(len, &buf)) {
 		snprintf(st->why, sizeof(st->why), "out of memory");
 		return -1;
@@ -113,6 +141,11 @@ int since_write(const char *dir, const char *uuid,
 	if (h.kept_ext)
 		memcpy(p, s->kept_ext, h.kept_ext * sizeof(*s->kept_ext));
 	p += h.kept_ext * sizeof(*s->kept_ext);
+	memcpy(p, &r, sizeof(r));
+	p += sizeof(r);
+	if (r.count)
+		memcpy(p, s->recs, r.count * r.size);
+	p += r.count * r.size;
 	*crc = ext2fs_crc32c_le(~0U, buf, (size_t)(p - buf));
 	memcpy(p, crc, sizeof(*crc));
 	since_path(path, sizeof(path), dir, uuid);
@@ -127,6 +160,7 @@ static int since_parse(const unsigned char *buf, size_t len,
 		       struct e2sr_since_state *s, struct cmd_state *st)
 {
 	struct since_head h;
+	struct since_recs r;
 	const unsigned char *p;
 	__u32 got;
 
@@ -135,12 +169,24 @@ static int since_parse(const unsigned char *buf, size_t len,
 		return -1;
 	}
 	memcpy(&h, buf, sizeof(h));
+	memset(&r, 0, sizeof(r));
+	/* Version 2, without the records, is taken as it is. */
+	if (!memcmp(h.magic, SINCE_MAGIC, sizeof(h.magic)) &&
+	    h.order == SINCE_ORDER && h.version == SINCE_VERSION &&
+	    h.groups <= SINCE_MAX && h.secure <= SINCE_MAX &&
+	    h.dirs <= SINCE_MAX && h.kept <= SINCE_MAX &&
+	    h.kept_ext <= SINCE_MAX &&
+	    since_maps_end(&h) + sizeof(r) + sizeof(got) <= len)
+		memcpy(&r, buf + since_maps_end(&h), sizeof(r));
 	if (memcmp(h.magic, SINCE_MAGIC, sizeof(h.magic)) ||
-	    h.order != SINCE_ORDER || h.version != SINCE_VERSION ||
+	    h.order != SINCE_ORDER || h.version < 2 ||
+	    h.version > SINCE_VERSION ||
 	    h.groups > SINCE_MAX || h.secure > SINCE_MAX ||
 	    h.dirs > SINCE_MAX || h.kept > SINCE_MAX ||
 	    h.kept_ext > SINCE_MAX || h.groups != h.sb.groups ||
-	    since_size(&h) != len) {
+	    (r.count && (r.count != h.secure || !r.size ||
+			 r.size > SINCE_REC_MAX)) ||
+	    since_size(&h, &r) != len) {
 		snprintf(st->why, sizeof(st->why),
 			 "its since file is not one e2secrm wrote");
 		return -1;
@@ -173,7 +219,8 @@ static int since_parse(const unsigned char *buf, size_t len,
 					&s->kept)) ||
 	    (h.kept_ext && ext2fs_get_array(h.kept_ext,
 					    sizeof(*s->kept_ext),
-					    &s->kept_ext))) {
+					    &s->kept_ext)) ||
+	    (r.count && ext2fs_get_array(r.count, r.size, &s->recs))) {
 		snprintf(st->why, sizeof(st->why), "out of memory");
 		return -1;
 	}
@@ -190,6 +237,11 @@ static int since_parse(const unsigned char *buf, size_t len,
 	p += h.kept * sizeof(*s->kept);
 	if (h.kept_ext)
 		memcpy(s->kept_ext, p, h.kept_ext * sizeof(*s->kept_ext));
+	p += h.kept_ext * sizeof(*s->kept_ext);
+	if (r.count) {
+		memcpy(s->recs, p + sizeof(r), r.count * r.size);
+		s->rec_size = r.size;
+	}
 	s->kept_count = h.kept;
 	s->kept_ext_count = h.kept_ext;
 	s->secure_count = h.secure;

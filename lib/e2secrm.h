@@ -386,6 +386,26 @@ struct e2sr_itable_run {
 	dgrp_t			group;
 };
 
+/*
+ * The records of the inventory's files as the live pass took them from
+ * the inode tables, as the disk holds them (live_records.c): discovery
+ * reads them again, and the next run keeps them.
+ */
+struct e2sr_rec_at {
+	ext2_ino_t		ino;
+	__u32			at;		/* its bytes: at * size */
+};
+
+struct e2sr_live_recs {
+	unsigned char		*bytes;
+	size_t			bytes_alloc;
+	struct e2sr_rec_at	*at;
+	size_t			count;
+	size_t			alloc;
+	__u32			size;		/* bytes a record */
+	int			sorted;		/* at[] by inode */
+};
+
 struct e2sr_inventory {
 	struct e2sr_file	*files;
 	size_t			count;
@@ -421,6 +441,7 @@ struct e2sr_inventory {
 	struct e2sr_question_entry *questions;	/* records questioned, */
 	size_t			question_count;	/* sorted by inode */
 	size_t			question_alloc;	/* (sanity.c) */
+	struct e2sr_live_recs	recs;		/* (live_records.c) */
 };
 
 /*
@@ -626,6 +647,12 @@ struct e2sr_since_state {
 	size_t			secure_count;
 	ext2_ino_t		*dirs;		/* residue dirs, sorted */
 	size_t			dir_count;
+	/*
+	 * The record of each of secure[], as the disk held it, rec_size
+	 * bytes each; none when rec_size is 0.
+	 */
+	unsigned char		*recs;
+	__u32			rec_size;
 	struct e2sr_kept	*kept;		/* live files' maps, by inode */
 	size_t			kept_count;
 	struct e2sr_extent	*kept_ext;
@@ -675,6 +702,7 @@ struct e2sr_since {
 	__u32			groups_changed;	/* explained by the log */
 	__u32			table_blocks;	/* inode table blocks read */
 	__u32			from_log;	/* blocks read from logged copies */
+	__u32			from_kept;	/* records the last run kept */
 	__u32			log_blocks;	/* logged since the last run */
 	/* for the next run */
 	struct e2sr_since_state	next;

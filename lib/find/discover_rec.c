@@ -259,6 +259,9 @@ int e2sr_disc_read_live(struct discover *d, ext2_ino_t ino)
 	errcode_t err;
 
 	memset(d->live, 0, d->isize);
+	/* A secure-delete file's, as the live pass took it: no read. */
+	if (e2sr_live_rec_get(d->ctx, ino, d->live))
+		return 0;
 	err = ext2fs_read_inode2(fs, ino, (struct ext2_inode *)d->live,
 				 EXT2_INODE_SIZE(fs->super),
 				 READ_INODE_NOCSUM);

@@ -49,6 +49,14 @@ errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
 			       const struct e2sr_version *v,
 			       unsigned char *buf);
 
+/* live_records.c: the records the live pass took */
+void e2sr_live_recs_free(struct e2sr_live_recs *r);
+errcode_t e2sr_live_rec_put(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			    const struct ext2_inode_large *inode);
+const unsigned char *e2sr_live_rec_raw(struct e2sr_ctx *ctx, ext2_ino_t ino);
+int e2sr_live_rec_get(struct e2sr_ctx *ctx, ext2_ino_t ino,
+		      struct ext2_inode_large *out);
+
 /* since_io.c: the blocks logged since, read from the log */
 errcode_t e2sr_since_io_push(struct e2sr_ctx *ctx);
 void e2sr_since_io_pop(struct e2sr_ctx *ctx);

@@ -39,6 +39,7 @@ void e2sr_inventory_free(struct e2sr_inventory *inv)
 	ext2fs_free_mem(&inv->owned);
 	ext2fs_free_mem(&inv->joined);
 	ext2fs_free_mem(&inv->questions);
+	e2sr_live_recs_free(&inv->recs);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -100,7 +101,9 @@ static errcode_t record_file(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			return err;
 		q = e2sr_questioned(ctx, ino);
 	}
-	err = e2sr_inventory_add(&ctx->inv, &file);
+	err = e2sr_live_rec_put(ctx, ino, inode);
+	if (!err)
+		err = e2sr_inventory_add(&ctx->inv, &file);
 	if (err)
 		return err;
 	file->ino = ino;

@@ -180,23 +180,111 @@ static errcode_t table_block(struct e2sr_ctx *ctx, ext2_ino_t ino,
 	return 0;
 }
 
+/* The table block that holds record @ino; 0 when the table is amiss. */
+static blk64_t table_blk(ext2_filsys fs, ext2_ino_t ino)
+{
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u64 off = (__u64)((ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
+	blk64_t itable = ext2fs_inode_table_loc(fs, (ino - 1) / ipg);
+
+	if (!itable || itable < fs->super->s_first_data_block ||
+	    itable + fs->inode_blocks_per_group - 1 >=
+	    ext2fs_blocks_count(fs->super))
+		return 0;
+	return itable + off / fs->blocksize;
+}
+
+/* Where @ino is in the sorted @a of @n, or @n. */
+static size_t ino_find(const ext2_ino_t *a, size_t n, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (a[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && a[lo] == ino ? lo : n;
+}
+
+/* Where @ino is among the last run's secure[], or its count. */
+static size_t secure_find(const struct e2sr_since_state *p, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = p->secure_count, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (p->secure[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->secure_count && p->secure[lo].ino == ino ?
+	       lo : p->secure_count;
+}
+
+/*
+ * The record of @ino as the last run kept it (since.c), when that is
+ * what the disk holds: the record carried the flag then, its table
+ * block was logged nowhere since (since_io.c; a record changes only in
+ * a handle that logs its block), and the fast-commit area does not name
+ * it (a replay may have written it in place).  NULL: read it.
+ */
+static const unsigned char *kept_record(struct e2sr_ctx *ctx, ext2_ino_t ino)
+{
+	const struct e2sr_since *s = &ctx->since;
+	const struct e2sr_since_state *p = &s->prev;
+	size_t k;
+	blk64_t blk;
+
+	if (!p->recs || p->rec_size != EXT2_INODE_SIZE(ctx->fs->super))
+		return NULL;
+	k = secure_find(p, ino);
+	if (k == p->secure_count ||
+	    ino_find(s->named, s->named_count, ino) != s->named_count)
+		return NULL;
+	/* Zeros: not a live file's, none kept (since.c). */
+	if (e2sr_all_zero(p->recs + k * p->rec_size, p->rec_size))
+		return NULL;
+	blk = table_blk(ctx->fs, ino);
+	if (!blk || !e2sr_since_io_unchanged(ctx, blk))
+		return NULL;
+	return p->recs + k * p->rec_size;
+}
+
 /*
  * One record, taken as the scan (or the tails' pass) would: its checksum
  * checked on the bytes as the disk holds them, the record in the CPU's
- * order.
+ * order.  With ring_check a record taken as the last run kept it is read
+ * from the disk too, and a difference stops the run.
  */
 static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
 			  struct since_read *rd, int tail)
 {
 	ext2_filsys fs = ctx->fs;
 	int isize = EXT2_INODE_SIZE(fs->super);
-	const unsigned char *rec;
+	const unsigned char *rec, *kept = kept_record(ctx, ino);
 	int csum_bad = 0;
 	errcode_t err;
 
-	err = table_block(ctx, ino, rd, &rec);
-	if (err)
-		return err;
+	if (kept) {
+		ctx->since.from_kept++;
+		rec = kept;
+		if (ctx->since.ring_check) {
+			err = table_block(ctx, ino, rd, &rec);
+			if (err)
+				return err;
+			if (memcmp(rec, kept, isize))
+				return E2SR_ERR_KEPT_RECORD_DIFFERS;
+			rec = kept;
+		}
+	} else {
+		err = table_block(ctx, ino, rd, &rec);
+		if (err)
+			return err;
+	}
 	if (!tail && ext2fs_has_feature_metadata_csum(fs->super))
 		csum_bad = !e2sr_inode_csum_ok(fs, ino, rec);
 	memcpy(rd->inode, rec, isize);
@@ -212,7 +300,8 @@ static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
 
 /*
  * The inode table blocks the two passes read from the disk (not those
- * the log answers), in group order, asked for ahead of them
+ * the log answers, nor those of records the last run kept), in group
+ * order, asked for ahead of them
  * (readahead.c): a cold pass would otherwise wait on each in turn.
  * @cum[g]: the bytes of the list before group @g's.
  */
@@ -248,6 +337,9 @@ static void table_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
 		for (i = 0; i < l.n; i++) {
 			blk = itable + ((l.ino[i] - 1) % ipg) / ipb;
 			if (blk == last || blk >= ext2fs_blocks_count(fs->super))
+				continue;
+			if (!ctx->since.ring_check &&
+			    kept_record(ctx, l.ino[i]))
 				continue;
 			last = blk;
 			if (!e2sr_since_io_reads_disk(ctx, blk))
@@ -307,10 +399,14 @@ static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
 		for (i = 0; !err && i < l.n; i++) {
 			if (in_tail(fs, l.ino[i]) != tails)
 				continue;
+			/* The blocks read: not those of kept records alone. */
 			blk = (l.ino[i] - 1) / ipb + 1;
-			if (!tails && blk != last_blk)
+			if (!tails && blk != last_blk &&
+			    (ctx->since.ring_check ||
+			     !kept_record(ctx, l.ino[i]))) {
 				ctx->since.table_blocks++;
-			last_blk = blk;
+				last_blk = blk;
+			}
 			err = read_one(ctx, l.ino[i], rd, tails);
 		}
 		if (!tails)
@@ -330,24 +426,15 @@ static void kept_parents(struct e2sr_ctx *ctx)
 {
 	const struct e2sr_since_state *p = &ctx->since.prev;
 	struct e2sr_file *f;
-	size_t i, lo, hi, mid;
+	size_t i, k;
 
 	for (i = 0; i < ctx->inv.count; i++) {
 		f = &ctx->inv.files[i];
 		if (f->parent)
 			continue;
-		lo = 0;
-		hi = p->secure_count;
-		while (lo < hi) {
-			mid = (lo + hi) / 2;
-			if (p->secure[mid].ino < f->ino)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < p->secure_count && p->secure[lo].ino == f->ino &&
-		    f->state == E2SR_STATE_LIVE)
-			f->parent = p->secure[lo].parent;
+		k = secure_find(p, f->ino);
+		if (k < p->secure_count && f->state == E2SR_STATE_LIVE)
+			f->parent = p->secure[k].parent;
 	}
 }
 

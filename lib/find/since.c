@@ -52,6 +52,7 @@ void e2sr_since_state_free(struct e2sr_since_state *st)
 	ext2fs_free_mem(&st->groups);
 	ext2fs_free_mem(&st->secure);
 	ext2fs_free_mem(&st->dirs);
+	ext2fs_free_mem(&st->recs);
 	ext2fs_free_mem(&st->kept);
 	ext2fs_free_mem(&st->kept_ext);
 	memset(st, 0, sizeof(*st));
@@ -243,10 +244,61 @@ static size_t residue_dirs(const struct e2sr_ctx *ctx, ext2_ino_t *out)
 	return k;
 }
 
+/* Where @ino is in @n's sorted secure[] (it is there). */
+static size_t secure_at(const struct e2sr_since_state *n, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = n->secure_count, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (n->secure[mid].ino < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The record of each live file of @n's secure[] as the live pass took it
+ * (live_records.c), for the next run to take where it proves the table
+ * block unchanged; zeros for the others.  Only a live file's: a run
+ * writes no live record, but it scrubs deleted ones (and releases
+ * orphans) after this, in place, where no log shows it.
+ */
+static errcode_t note_records(struct e2sr_ctx *ctx,
+			      struct e2sr_since_state *n)
+{
+	const struct e2sr_inventory *inv = &ctx->inv;
+	__u32 size = inv->recs.size;
+	const unsigned char *p;
+	size_t i, k;
+	errcode_t err;
+
+	ext2fs_free_mem(&n->recs);
+	n->rec_size = 0;
+	if (!n->secure_count || !size)
+		return 0;
+	err = ext2fs_get_arrayzero(n->secure_count, size, &n->recs);
+	if (err)
+		return err;
+	for (i = 0; i < inv->count; i++) {
+		if (inv->files[i].state != E2SR_STATE_LIVE)
+			continue;
+		p = e2sr_live_rec_raw(ctx, inv->files[i].ino);
+		k = secure_at(n, inv->files[i].ino);
+		if (p && k < n->secure_count)
+			memcpy(n->recs + k * size, p, size);
+	}
+	n->rec_size = size;
+	return 0;
+}
+
 /*
  * After the live pass: the records that carry the flag (with the first
- * directory seen naming each) and the directories with residue, as the
- * next run will reread them; and whether anything was questioned.
+ * directory seen naming each, and the record itself) and the
+ * directories with residue, as the next run will reread them; and
+ * whether anything was questioned.
  */
 errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 {
@@ -273,6 +325,9 @@ errcode_t e2sr_since_note_files(struct e2sr_ctx *ctx)
 	if (n->secure_count)
 		qsort(n->secure, n->secure_count, sizeof(*n->secure),
 		      cmp_secure);
+	err = note_records(ctx, n);
+	if (err)
+		return err;
 	if (ctx->live.residue_dirs)
 		k = residue_dirs(ctx, NULL);
 	if (k) {

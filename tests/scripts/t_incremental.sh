@@ -1131,3 +1131,76 @@ residue_unchanged() {
 }
 residue_unchanged keep
 residue_unchanged rm
+
+# The records carrying the flag whose table blocks no copy since shows
+# changed are taken as the last run kept them (the .since file), not
+# read (inventory_since.c).  A +s file made first (its record in a
+# table block of four, 1 KiB blocks, beside lost+found's), twenty more,
+# then a directory the churn works in (its record and theirs in later
+# blocks).  The
+# incremental plan equals --full's, and says how many records it took
+# so; a record changed below the file system (dd) is what the check
+# sees; without the check the run trusts the kept record (a limit:
+# e2secrm(7)).
+kept_records() {
+	nm="incremental: records as the last run kept them"
+	RI=$T/kr.img RS=$T/st.kr
+	rm -rf "$RI" "$RS"
+	mkimg "$RI" 64M -t ext4 -b 1024 -I 256 ||
+		{ fail "$nm: mke2fs" ""; return; }
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	canary "$M/k" "$tag-KEPT" 6000
+	chattr +s "$M/k"
+	i=1
+	while [ "$i" -le 20 ]; do
+		echo "$i" >"$M/f$i"
+		i=$((i + 1))
+	done
+	mkdir "$M/D"
+	sync
+	kumount
+	clean_run "$nm" "$RI" "$RS" || return
+	kmount "$RI" || { fail "$nm: mount" "after the clean run"; return; }
+	canary "$M/D/s" "$tag-KRS" 8000
+	chattr +s "$M/D/s"
+	sync
+	rm "$M/D/s"
+	echo n >"$M/D/n1"
+	kumount
+	ki=$(debugfs -R "imap /k" "$RI" 2>/dev/null |
+		sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-f]*\).*/\1 \2/p')
+	cp --sparse=always "$RI" "$T/kr.dd.img"
+	rm -rf "$T/st.krdd"
+	cp -a "$RS" "$T/st.krdd"
+	compare "$nm" "$RI" "$RS"
+	kk=$(jq -r '.records_kept' "$T/inc0.json" 2>/dev/null)
+	if [ "${kk:-0}" -ge 1 ] 2>/dev/null &&
+	   grep -q "records as the last run kept them" "$T/inc0.out"; then
+		pass "$nm: $kk records taken as kept"
+	else
+		fail "$nm: records taken as kept" "$kk: $(kindline inc0)"
+	fi
+	if [ -n "$ki" ]; then
+		set -- $ki
+		printf 'DDWASHERE' | dd of="$T/kr.dd.img" bs=1 \
+			seek=$(( $1 * 1024 + $2 + 0x70 )) conv=notrunc 2>/dev/null
+	fi
+	(E2SECRM_RING_CHECK=1; export E2SECRM_RING_CHECK; dry krdd "$T/kr.dd.img" "$T/st.krdd" "")
+	if [ -n "$ki" ] && [ "$(rcof krdd)" = 8 ] &&
+	   grep -q 'Record kept by the last run differs on the disk' "$T/krdd.err"; then
+		pass "$nm: a kept record changed below: the check stops the run (exit 8)"
+	else
+		fail "$nm: a kept record changed below: the check stops the run" \
+			"block/offset '$ki': exit $(rcof krdd): $(cat "$T/krdd.err")"
+	fi
+	(E2SECRM_RING_CHECK=0; dry krdd "$T/kr.dd.img" "$T/st.krdd" "")
+	kk=$(jq -r '.records_kept' "$T/krdd.json" 2>/dev/null)
+	if [ "$(kind krdd)" = incremental ] && [ "${kk:-0}" -ge 1 ] 2>/dev/null; then
+		pass "$nm: without the check the run trusts the kept record (a limit: e2secrm(7))"
+	else
+		fail "$nm: without the check the run trusts the kept record" \
+			"run=$(kind krdd) records_kept=$kk exit $(rcof krdd)"
+	fi
+	rm -f "$RI" "$T/kr.dd.img"
+}
+kept_records
