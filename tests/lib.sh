@@ -105,3 +105,9 @@ kmount() {
 kumount() {
 	umount "$T/mnt" && MNT_DEV=
 }
+
+# fc_stat FC_INFO KEY: a count of /proc/fs/ext4/DEV/fc_info ("commits",
+# "ineligible"...).
+fc_stat() {
+	awk -v k="$2" '$2 == k { print $1; exit }' "$1" 2>/dev/null
+}

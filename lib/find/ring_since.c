@@ -174,6 +174,7 @@ errcode_t e2sr_ring_history(struct e2sr_ctx *ctx)
 	struct e2sr_hist_facts hf;
 	__u8 *fresh = NULL;
 	__u32 nfresh = 0, pos;
+	int fc_quiet = 0;
 	errcode_t err;
 
 	memset(&hf, 0, sizeof(hf));
@@ -182,13 +183,15 @@ errcode_t e2sr_ring_history(struct e2sr_ctx *ctx)
 	ext2fs_free_mem(&s->ring_fresh_map);
 	if (!ctx->journal)
 		return e2sr_history_build(ctx->fs, NULL, 0, &ctx->history);
+	ctx->journal->fc_quiet = 0;
 	s->ring_blocks = ctx->journal->jsb.last - ctx->journal->jsb.first;
 	s->ring_why = why_not(ctx);
 	if (s->ring_why == E2SR_RF_OK && ctx->journal->written_lost)
 		s->ring_why = E2SR_RF_WROTE;
 	if (s->ring_why == E2SR_RF_OK)
 		s->ring_why = e2sr_rf_fresh(ctx->journal, &s->ring_prev,
-					    &fresh, &nfresh);
+				ext2fs_has_feature_fast_commit(ctx->fs->super),
+				&fresh, &nfresh, &fc_quiet);
 	/* What this run wrote of the log (a plan made again) is read. */
 	for (pos = s->ring_prev.first; fresh && pos < s->ring_prev.last; pos++)
 		if (e2sr_journal_wrote(ctx->journal, pos))
@@ -213,6 +216,11 @@ errcode_t e2sr_ring_history(struct e2sr_ctx *ctx)
 		s->ring_fresh_map = fresh;
 		s->ring_used = 1;
 		s->ring_fresh = nfresh;
+		/*
+		 * The walk took the area's zeros from the facts; with the
+		 * ring check the whole log read compares them.
+		 */
+		ctx->journal->fc_quiet = fc_quiet;
 		if (s->ring_check)
 			err = check_facts(ctx);
 	}

@@ -48,6 +48,11 @@ struct e2sr_journal {
 	__u8		*zeroed;	/* of them, left all zero */
 	int		sb_written;
 	int		written_lost;
+	/*
+	 * The fast-commit area is all zero and the kernel wrote none of it
+	 * since the last run (ring_fresh.c): e2sr_fc_walk() reads nothing.
+	 */
+	int		fc_quiet;
 };
 
 /* journal_dev.c */

@@ -23,9 +23,12 @@
  * last: so a chain whose first transaction is more than three after the
  * kept superblock's sequence needs that block to be still what the facts
  * say; else the facts are not used.
- * The fast-commit area is written in place by every mount, outside any
- * chain; after a clean unmount the journal's feature for it is off and
- * the walk takes it for part of the log: its blocks are always fresh.
+ * The fast-commit area is written in place by every mount of a file
+ * system with the feature, outside any chain; after a clean unmount the
+ * journal's feature for it is off and the walk takes it for part of the
+ * log: its blocks are fresh, unless the area was all zero when the facts
+ * were kept and its first block still is (fc_area_quiet()).  Without
+ * the feature the kernel writes none of it but through the chain.
  * Whether the facts may be used at all (nothing but the kernel wrote the
  * log since) is the caller's: lib/find/ring_since.c.
  *
@@ -188,15 +191,13 @@ static enum e2sr_rf_why follow(struct chain *c, __u32 pos)
 }
 
 /*
- * The fast-commit area as the kernel places it, the last s_num_fc_blks
- * blocks (JBD2_DEFAULT_FAST_COMMIT_BLOCKS, 256, when that is 0) and the
- * block before them (j_fc_first is j_last + 1), where it lies inside
- * what the walk takes for the log.
+ * The fast-commit area's size in blocks: s_num_fc_blks, or
+ * JBD2_DEFAULT_FAST_COMMIT_BLOCKS (256) when that is 0.
  */
-static void mark_fc_area(struct chain *c)
+static __u32 fc_area_blocks(const struct chain *c)
 {
 	const struct e2sr_jsb *jsb = &c->j->jsb;
-	__u32 nfc = 0, pos;
+	__u32 nfc = 0;
 
 	if (c->j->sbuf && jsb->version == 2)
 		nfc = e2sr_get_be32(c->j->sbuf +
@@ -206,19 +207,65 @@ static void mark_fc_area(struct chain *c)
 		nfc = FC_DEFAULT_BLOCKS;
 	if (nfc + 1 >= jsb->maxlen)
 		nfc = jsb->maxlen - 1;
+	return nfc;
+}
+
+/*
+ * The fast-commit area as the kernel places it, the last
+ * fc_area_blocks() blocks and the block before them (j_fc_first is j_last + 1), where it lies inside
+ * what the walk takes for the log.
+ */
+static void mark_fc_area(struct chain *c)
+{
+	const struct e2sr_jsb *jsb = &c->j->jsb;
+	__u32 nfc = fc_area_blocks(c), pos;
+
 	for (pos = jsb->maxlen - nfc - 1; pos < jsb->maxlen; pos++)
 		if (pos >= jsb->first && pos < jsb->last)
 			mark(c, pos);
 }
 
 /*
+ * Whether the kernel can have written no block of the fast-commit area
+ * since the facts were kept, every block of it being zero then: each
+ * round of fast commits starts at the area's first block (j_fc_first,
+ * j_last + 1: ext4_fc_commit() writes its head tag there, never a block
+ * of zeros), so if that block is still zero no round began.  An area
+ * that held anything is read as before.
+ */
+static int fc_area_quiet(struct chain *c)
+{
+	const struct e2sr_jsb *jsb = &c->j->jsb;
+	const struct e2sr_ring_facts *f = c->f;
+	__u32 nfc = fc_area_blocks(c), pos;
+	__u16 bits;
+
+	for (pos = jsb->maxlen - nfc - 1; pos < jsb->maxlen; pos++) {
+		if (pos < f->first || pos >= f->last)
+			return 0;
+		bits = f->bits[pos - f->first];
+		if (!(bits & E2SR_RF_KNOWN) ||
+		    (bits & (E2SR_RF_JBD2 | E2SR_RF_STALE)))
+			return 0;
+	}
+	pos = jsb->maxlen - nfc + 1;
+	if (e2sr_journal_read(c->j, pos, 1, c->buf))
+		return 0;
+	return e2sr_all_zero(c->buf, jsb->blocksize);
+}
+
+/*
  * The positions of the log the kernel wrote since @f was kept: *@fresh
  * a bit per position from jsb.first (freed by the caller), *@count how
- * many.  E2SR_RF_OK, or why the facts cannot be used.
+ * many.  @fast_commit: the file system has the feature, so the kernel
+ * may have written the fast-commit area in place; *@fc_quiet then says
+ * whether it cannot have (fc_area_quiet()), and the area is not fresh.
+ * E2SR_RF_OK, or why the facts cannot be used.
  */
 enum e2sr_rf_why e2sr_rf_fresh(struct e2sr_journal *j,
 			       const struct e2sr_ring_facts *f,
-			       __u8 **fresh, __u32 *count)
+			       int fast_commit, __u8 **fresh, __u32 *count,
+			       int *fc_quiet)
 {
 	const struct e2sr_jsb *jsb = &j->jsb;
 	struct chain c;
@@ -228,6 +275,7 @@ enum e2sr_rf_why e2sr_rf_fresh(struct e2sr_journal *j,
 
 	*fresh = NULL;
 	*count = 0;
+	*fc_quiet = 0;
 	if (f->ident != e2sr_rf_ident(jsb) || f->first != jsb->first ||
 	    f->last != jsb->last || f->blocksize != jsb->blocksize)
 		return E2SR_RF_OTHER;
@@ -260,8 +308,11 @@ enum e2sr_rf_why e2sr_rf_fresh(struct e2sr_journal *j,
 		if (why == E2SR_RF_OK && !c.begun)
 			why = E2SR_RF_CHAIN;
 	}
-	if (why == E2SR_RF_OK)
-		mark_fc_area(&c);
+	if (why == E2SR_RF_OK && fast_commit) {
+		*fc_quiet = fc_area_quiet(&c);
+		if (!*fc_quiet)
+			mark_fc_area(&c);
+	}
 	ext2fs_free_mem(&c.buf);
 	if (why != E2SR_RF_OK) {
 		ext2fs_free_mem(&c.fresh);

@@ -31,6 +31,7 @@ enum e2sr_rf_why {
 
 enum e2sr_rf_why e2sr_rf_fresh(struct e2sr_journal *j,
 			       const struct e2sr_ring_facts *f,
-			       __u8 **fresh, __u32 *count);
+			       int fast_commit, __u8 **fresh, __u32 *count,
+			       int *fc_quiet);
 
 #endif /* E2SR_RING_FRESH_H */

@@ -375,9 +375,6 @@ rm -rf "$I" "$T/st.d"
 # transaction's fast commit over the area.  Before the fix, "reuse" left
 # every byte with exit 0: no version of the life was left, and the kept
 # entry was used only for an identity some version showed.
-fc_stat() {
-	awk -v k="$2" '$2 == k { print $1; exit }' "$1" 2>/dev/null
-}
 fc1f_case() {
 	name="coverage 1f (fast_commit, empty +s file filled, deleted, $3 fsync'ed, ${1:-default}, $2)"
 	I=$T/f.img

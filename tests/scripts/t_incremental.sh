@@ -1204,3 +1204,69 @@ kept_records() {
 	rm -f "$RI" "$T/kr.dd.img"
 }
 kept_records
+
+# The fast-commit area is written in place, outside the log's chain:
+# after a clean run on a fast_commit file system whose area was all
+# zero, a day without fsync leaves it so, and the incremental run does
+# not read it (ring_fresh.c, fc_area_quiet(): every round of fast
+# commits writes the area's first block).  Then a +s file written and
+# fsync'ed (a fast commit), removed, another file fsync'ed: the area is
+# read, and the plan equals --full's, with and without the ring check.
+fc_area() {
+	fa="incremental: the fast-commit area"
+	nm=$fa
+	RI=$T/fa.img RS=$T/st.fa
+	rm -rf "$RI" "$RS"
+	mkimg "$RI" 64M -t ext4 -O fast_commit ||
+		{ fail "$nm: mke2fs" ""; return; }
+	kmount "$RI" || { fail "$nm: mount" ""; return; }
+	populate
+	kumount
+	clean_run "$nm" "$RI" "$RS" || return
+	nfc=$(dumpe2fs -h "$RI" 2>/dev/null |
+		sed -n 's/^Fast commit length: *//p')
+	[ "${nfc:-0}" -gt 0 ] 2>/dev/null || nfc=256
+	kmount "$RI" || { fail "$nm: mount" "after the clean run"; return; }
+	churn 1
+	kumount
+	compare "$fa (no fsync)" "$RI" "$RS"
+	nm=$fa
+	lr=$(jq -r '.log_blocks_read' "$T/inc0.json" 2>/dev/null)
+	if [ "${lr:-0}" -gt 0 ] 2>/dev/null && [ "$lr" -lt "$nfc" ]; then
+		pass "$nm: untouched since the last run, not read ($lr log blocks read, the area $nfc)"
+	else
+		fail "$nm: untouched since the last run, not read" \
+			"$lr log blocks read, the area $nfc: $(grep 'journal:' "$T/inc0.out")"
+	fi
+	kmount "$RI" || { fail "$nm: mount" "after round 1"; return; }
+	dev=$(findmnt -n -o SOURCE "$T/mnt")
+	fci=/proc/fs/ext4/${dev##*/}/fc_info
+	# The first fsync after a mount is a full commit: another file's.
+	echo warm >>"$M/plain/p1"
+	xfs_io -c fsync "$M/plain/p1"
+	c0=$(fc_stat "$fci" commits)
+	canary "$M/docs/fc" "$tag-FCAREA" 6000
+	chattr +s "$M/docs/fc"
+	xfs_io -c fsync "$M/docs/fc"
+	rm "$M/docs/fc"
+	echo 2 >>"$M/plain/p1"
+	xfs_io -c fsync "$M/plain/p1"
+	c1=$(fc_stat "$fci" commits)
+	kumount
+	if [ "${c1:-0}" -le "${c0:-0}" ] 2>/dev/null; then
+		skip "$nm: after fast commits" "the kernel made none (fc_info commits ${c0:-?} -> ${c1:-?})"
+		rm -f "$RI"
+		return
+	fi
+	compare "$fa (fast commits)" "$RI" "$RS"
+	nm=$fa
+	lr=$(jq -r '.log_blocks_read' "$T/inc0.json" 2>/dev/null)
+	if [ "${lr:-0}" -ge "$nfc" ] 2>/dev/null; then
+		pass "$nm: after $((c1 - c0)) fast commits, read ($lr log blocks read)"
+	else
+		fail "$nm: after fast commits, read" \
+			"$lr log blocks read, the area $nfc: $(grep 'journal:' "$T/inc0.out")"
+	fi
+	rm -f "$RI"
+}
+fc_area
