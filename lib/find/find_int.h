@@ -45,6 +45,8 @@ errcode_t e2sr_inventory_tail_record(struct e2sr_ctx *ctx, ext2_ino_t ino,
 const struct e2sr_version *e2sr_since_newest(const struct e2sr_ctx *ctx,
 					     blk64_t blk);
 int e2sr_since_logged(const struct e2sr_ctx *ctx, blk64_t blk);
+size_t e2sr_since_secure_find(const struct e2sr_since_state *st,
+			      ext2_ino_t ino);
 errcode_t e2sr_since_read_copy(struct e2sr_ctx *ctx,
 			       const struct e2sr_version *v,
 			       unsigned char *buf);

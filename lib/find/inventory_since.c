@@ -194,37 +194,6 @@ static blk64_t table_blk(ext2_filsys fs, ext2_ino_t ino)
 	return itable + off / fs->blocksize;
 }
 
-/* Where @ino is in the sorted @a of @n, or @n. */
-static size_t ino_find(const ext2_ino_t *a, size_t n, ext2_ino_t ino)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (a[mid] < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && a[lo] == ino ? lo : n;
-}
-
-/* Where @ino is among the last run's secure[], or its count. */
-static size_t secure_find(const struct e2sr_since_state *p, ext2_ino_t ino)
-{
-	size_t lo = 0, hi = p->secure_count, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (p->secure[mid].ino < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->secure_count && p->secure[lo].ino == ino ?
-	       lo : p->secure_count;
-}
-
 /*
  * The record of @ino as the last run kept it (since.c), when that is
  * what the disk holds: the record carried the flag then, its table
@@ -241,9 +210,9 @@ static const unsigned char *kept_record(struct e2sr_ctx *ctx, ext2_ino_t ino)
 
 	if (!p->recs || p->rec_size != EXT2_INODE_SIZE(ctx->fs->super))
 		return NULL;
-	k = secure_find(p, ino);
+	k = e2sr_since_secure_find(p, ino);
 	if (k == p->secure_count ||
-	    ino_find(s->named, s->named_count, ino) != s->named_count)
+	    e2sr_ino_sorted_has(s->named, s->named_count, ino))
 		return NULL;
 	/* Zeros: not a live file's, none kept (since.c). */
 	if (e2sr_all_zero(p->recs + k * p->rec_size, p->rec_size))
@@ -432,7 +401,7 @@ static void kept_parents(struct e2sr_ctx *ctx)
 		f = &ctx->inv.files[i];
 		if (f->parent)
 			continue;
-		k = secure_find(p, f->ino);
+		k = e2sr_since_secure_find(p, f->ino);
 		if (k < p->secure_count && f->state == E2SR_STATE_LIVE)
 			f->parent = p->secure[k].parent;
 	}

@@ -212,20 +212,6 @@ static int cmp_dirrun(const void *a, const void *b)
 	return x->pblk < y->pblk ? -1 : x->pblk > y->pblk;
 }
 
-static int in_sorted(const ext2_ino_t *a, size_t n, ext2_ino_t ino)
-{
-	size_t lo = 0, hi = n, mid;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (a[mid] < ino)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && a[lo] == ino;
-}
-
 /*
  * Whether the blocks of directory @dir that no copy since shows changed
  * may go unread (unchanged_block()): in an incremental run, unless the
@@ -235,7 +221,8 @@ static int may_skip(const struct e2sr_ctx *ctx, ext2_ino_t dir)
 {
 	const struct e2sr_since *s = &ctx->since;
 
-	return s->incremental && !in_sorted(s->named, s->named_count, dir);
+	return s->incremental &&
+	       !e2sr_ino_sorted_has(s->named, s->named_count, dir);
 }
 
 /* Whether block @b is one unchanged_block() takes: see may_skip(). */
@@ -259,7 +246,7 @@ static errcode_t unchanged_block(struct e2sr_ctx *ctx, struct name_list *nl,
 {
 	const struct e2sr_since_state *p = &ctx->since.prev;
 	ext2fs_inode_bitmap residue = ctx->live.residue_dirs;
-	int kept = in_sorted(p->dirs, p->dir_count, r->dir), had;
+	int kept = e2sr_ino_sorted_has(p->dirs, p->dir_count, r->dir), had;
 	errcode_t err;
 
 	if (kept)

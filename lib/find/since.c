@@ -244,19 +244,21 @@ static size_t residue_dirs(const struct e2sr_ctx *ctx, ext2_ino_t *out)
 	return k;
 }
 
-/* Where @ino is in @n's sorted secure[] (it is there). */
-static size_t secure_at(const struct e2sr_since_state *n, ext2_ino_t ino)
+/* Where @ino is in @st's secure[] (sorted), or secure_count. */
+size_t e2sr_since_secure_find(const struct e2sr_since_state *st,
+			      ext2_ino_t ino)
 {
-	size_t lo = 0, hi = n->secure_count, mid;
+	size_t lo = 0, hi = st->secure_count, mid;
 
 	while (lo < hi) {
 		mid = (lo + hi) / 2;
-		if (n->secure[mid].ino < ino)
+		if (st->secure[mid].ino < ino)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo;
+	return lo < st->secure_count && st->secure[lo].ino == ino ?
+	       lo : st->secure_count;
 }
 
 /*
@@ -286,7 +288,7 @@ static errcode_t note_records(struct e2sr_ctx *ctx,
 		if (inv->files[i].state != E2SR_STATE_LIVE)
 			continue;
 		p = e2sr_live_rec_raw(ctx, inv->files[i].ino);
-		k = secure_at(n, inv->files[i].ino);
+		k = e2sr_since_secure_find(n, inv->files[i].ino);
 		if (p && k < n->secure_count)
 			memcpy(n->recs + k * size, p, size);
 	}

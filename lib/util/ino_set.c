@@ -75,6 +75,21 @@ void e2sr_ino_set_free(struct e2sr_ino_set *s)
 	s->nbits = 0;
 }
 
+/* Whether @ino is in the sorted array @a of @n inode numbers. */
+int e2sr_ino_sorted_has(const ext2_ino_t *a, size_t n, ext2_ino_t ino)
+{
+	size_t lo = 0, hi = n, mid;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (a[mid] < ino)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && a[lo] == ino;
+}
+
 /* The entry of @ino, or NULL. */
 const struct e2sr_ino_entry *e2sr_ino_set_find(const struct e2sr_ino_set *s,
 					       ext2_ino_t ino)

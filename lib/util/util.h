@@ -59,6 +59,7 @@ void e2sr_ino_set_done(struct e2sr_ino_set *s);
 void e2sr_ino_set_free(struct e2sr_ino_set *s);
 const struct e2sr_ino_entry *e2sr_ino_set_find(const struct e2sr_ino_set *s,
 					       ext2_ino_t ino);
+int e2sr_ino_sorted_has(const ext2_ino_t *a, size_t n, ext2_ino_t ino);
 
 /*
  * Whether @ino may be in the set: no false "no", cheap.  Inline: the
