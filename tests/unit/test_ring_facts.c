@@ -478,7 +478,8 @@ static void test_fresh(void **state)
 	struct opened o;
 	unsigned char b[4096];
 	__u8 *fresh;
-	__u32 count, seq, k;
+	__u32 count, seq, k, maxlen;
+	int quiet;
 
 	make_two(t);
 	/*
@@ -491,24 +492,51 @@ static void test_fresh(void **state)
 	e2sr_history_free(&whole);
 	assert_int_equal(f.sequence, seq);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
-	/* Only the fast-commit area (256 and one): no chain. */
+	/* No fast_commit feature: nothing written since, no chain. */
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 0, &fresh, &count, &quiet),
+			 E2SR_RF_OK);
+	assert_int_equal(count, 0);
+	assert_false(quiet);
+	ext2fs_free_mem(&fresh);
+	/* With it: the area was all zero, and its first block still is. */
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet),
+			 E2SR_RF_OK);
+	assert_int_equal(count, 0);
+	assert_true(quiet);
+	ext2fs_free_mem(&fresh);
+	maxlen = o.j->jsb.maxlen;
+	close_j(&o);
+	/*
+	 * A round of fast commits writes the area's first block (j_fc_first,
+	 * the 255th from the end): the whole area (256 and one) is fresh.
+	 */
+	memset(b, 0, sizeof(b));
+	b[0] = 9;		/* a head tag */
+	b[2] = 8;
+	rw_jblock(t->img, maxlen - 255, b, 1);
+	open_j(t->img, &o);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet),
+			 E2SR_RF_OK);
 	assert_int_equal(count, FC_AREA);
+	assert_false(quiet);
 	assert_false(fresh[(f.head - 1) >> 3] & (1 << ((f.head - 1) & 7)));
 	ext2fs_free_mem(&fresh);
 	close_j(&o);
+	memset(b, 0, sizeof(b));
+	rw_jblock(t->img, maxlen - 255, b, 1);
 
 	/* No chain for the sequence moved. */
 	set_jsb_sequence(t->img, seq + 2);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count),
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet),
 			 E2SR_RF_CHAIN);
 	close_j(&o);
 
 	write_trans(t->img, f.head, seq);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
-	assert_int_equal(count, FC_AREA + 3);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet),
+			 E2SR_RF_OK);
+	assert_int_equal(count, 3);
 	for (k = 0; k < 3; k++)
 		assert_true(fresh[(f.head + k - 1) >> 3] &
 			    (1 << ((f.head + k - 1) & 7)));
@@ -530,7 +558,7 @@ static void test_fresh(void **state)
 	write_trans(t->img, f.head, seq + 10);
 	set_jsb_sequence(t->img, seq + 11);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet), E2SR_RF_OK);
 	ext2fs_free_mem(&fresh);
 	close_j(&o);
 	/* Changed: the ring went round. */
@@ -538,14 +566,14 @@ static void test_fresh(void **state)
 	b[100] ^= 1;
 	rw_jblock(t->img, f.head - 1, b, 1);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count),
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet),
 			 E2SR_RF_WRAPPED);
 	close_j(&o);
 	/* Right after the kept sequence, three transactions cannot. */
 	write_trans(t->img, f.head, seq);
 	set_jsb_sequence(t->img, seq + 2);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, &fresh, &count), E2SR_RF_OK);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet), E2SR_RF_OK);
 	ext2fs_free_mem(&fresh);
 	close_j(&o);
 	e2sr_rf_free(&f);
