@@ -558,7 +558,8 @@ static void test_fresh(void **state)
 	write_trans(t->img, f.head, seq + 10);
 	set_jsb_sequence(t->img, seq + 11);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet), E2SR_RF_OK);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet),
+			 E2SR_RF_OK);
 	ext2fs_free_mem(&fresh);
 	close_j(&o);
 	/* Changed: the ring went round. */
@@ -573,7 +574,8 @@ static void test_fresh(void **state)
 	write_trans(t->img, f.head, seq);
 	set_jsb_sequence(t->img, seq + 2);
 	open_j(t->img, &o);
-	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet), E2SR_RF_OK);
+	assert_int_equal(e2sr_rf_fresh(o.j, &f, 1, &fresh, &count, &quiet),
+			 E2SR_RF_OK);
 	ext2fs_free_mem(&fresh);
 	close_j(&o);
 	e2sr_rf_free(&f);
