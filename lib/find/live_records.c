@@ -81,6 +81,8 @@ const unsigned char *e2sr_live_rec_raw(struct e2sr_ctx *ctx, ext2_ino_t ino)
 	struct e2sr_live_recs *r = &ctx->inv.recs;
 	size_t lo = 0, hi = r->count, mid;
 
+	if (!r->count)
+		return NULL;
 	if (!r->sorted) {
 		qsort(r->at, r->count, sizeof(*r->at), cmp_at);
 		r->sorted = 1;
