@@ -148,38 +148,6 @@ static int copies_stand_in(const struct e2sr_ctx *ctx)
 	       !ctx->orphans.n && !(ctx->since.trust & ~E2SR_TRUST_AGE);
 }
 
-/*
- * The inode table block that holds record @ino, in @rd->block unless it
- * is there already (@rd->have), and where the record lies in it.  What
- * ext2fs_read_inode2() refuses of a group's table is refused alike.
- */
-static errcode_t table_block(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			     struct since_read *rd, const unsigned char **rec)
-{
-	ext2_filsys fs = ctx->fs;
-	__u32 ipg = fs->super->s_inodes_per_group;
-	__u64 off = (__u64)((ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
-	blk64_t itable = ext2fs_inode_table_loc(fs, (ino - 1) / ipg), blk;
-	errcode_t err;
-
-	if (!itable)
-		return EXT2_ET_MISSING_INODE_TABLE;
-	if (itable < fs->super->s_first_data_block ||
-	    itable + fs->inode_blocks_per_group - 1 >=
-	    ext2fs_blocks_count(fs->super))
-		return EXT2_ET_GDESC_BAD_INODE_TABLE;
-	blk = itable + off / fs->blocksize;
-	if (blk != rd->have) {
-		rd->have = 0;
-		err = io_channel_read_blk64(fs->io, blk, 1, rd->block);
-		if (err)
-			return err;
-		rd->have = blk;
-	}
-	*rec = rd->block + off % fs->blocksize;
-	return 0;
-}
-
 /* The table block that holds record @ino; 0 when the table is amiss. */
 static blk64_t table_blk(ext2_filsys fs, ext2_ino_t ino)
 {
@@ -192,6 +160,35 @@ static blk64_t table_blk(ext2_filsys fs, ext2_ino_t ino)
 	    ext2fs_blocks_count(fs->super))
 		return 0;
 	return itable + off / fs->blocksize;
+}
+
+/*
+ * The inode table block that holds record @ino, in @rd->block unless it
+ * is there already (@rd->have), and where the record lies in it.  What
+ * ext2fs_read_inode2() refuses of a group's table is refused alike.
+ */
+static errcode_t table_block(struct e2sr_ctx *ctx, ext2_ino_t ino,
+			     struct since_read *rd, const unsigned char **rec)
+{
+	ext2_filsys fs = ctx->fs;
+	__u32 ipg = fs->super->s_inodes_per_group;
+	__u64 off = (__u64)((ino - 1) % ipg) * EXT2_INODE_SIZE(fs->super);
+	blk64_t blk = table_blk(fs, ino);
+	errcode_t err;
+
+	if (!blk)
+		return ext2fs_inode_table_loc(fs, (ino - 1) / ipg) ?
+		       EXT2_ET_GDESC_BAD_INODE_TABLE :
+		       EXT2_ET_MISSING_INODE_TABLE;
+	if (blk != rd->have) {
+		rd->have = 0;
+		err = io_channel_read_blk64(fs->io, blk, 1, rd->block);
+		if (err)
+			return err;
+		rd->have = blk;
+	}
+	*rec = rd->block + off % fs->blocksize;
+	return 0;
 }
 
 /*
@@ -226,15 +223,17 @@ static const unsigned char *kept_record(struct e2sr_ctx *ctx, ext2_ino_t ino)
 /*
  * One record, taken as the scan (or the tails' pass) would: its checksum
  * checked on the bytes as the disk holds them, the record in the CPU's
- * order.  With ring_check a record taken as the last run kept it is read
- * from the disk too, and a difference stops the run.
+ * order; @kept: the record as the last run kept it (kept_record()), or
+ * NULL.  With ring_check a kept record is read from the disk too, and a
+ * difference stops the run.
  */
 static errcode_t read_one(struct e2sr_ctx *ctx, ext2_ino_t ino,
-			  struct since_read *rd, int tail)
+			  struct since_read *rd, int tail,
+			  const unsigned char *kept)
 {
 	ext2_filsys fs = ctx->fs;
 	int isize = EXT2_INODE_SIZE(fs->super);
-	const unsigned char *rec, *kept = kept_record(ctx, ino);
+	const unsigned char *rec;
 	int csum_bad = 0;
 	errcode_t err;
 
@@ -278,13 +277,11 @@ static void table_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
 			    __u64 **cum)
 {
 	ext2_filsys fs = ctx->fs;
-	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
-	__u32 ipg = fs->super->s_inodes_per_group;
 	struct e2sr_ra_range *r = NULL;
 	struct since_walk w;
 	struct since_list l;
 	size_t n = 0, alloc = 0, i;
-	blk64_t itable, blk, last;
+	blk64_t blk, last;
 	__u64 at = 0;
 	dgrp_t g;
 
@@ -297,15 +294,13 @@ static void table_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
 		(*cum)[g] = at;
 		if (group_list(ctx, g, &w, &l))
 			goto out;
-		itable = ext2fs_inode_table_loc(fs, g);
-		if (!l.n || !itable ||
-		    (ext2fs_has_group_desc_csum(fs) &&
-		     ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT)))
+		if (!l.n || (ext2fs_has_group_desc_csum(fs) &&
+			     ext2fs_bg_flags_test(fs, g, EXT2_BG_INODE_UNINIT)))
 			continue;
 		last = 0;
 		for (i = 0; i < l.n; i++) {
-			blk = itable + ((l.ino[i] - 1) % ipg) / ipb;
-			if (blk == last || blk >= ext2fs_blocks_count(fs->super))
+			blk = table_blk(fs, l.ino[i]);
+			if (!blk || blk == last)
 				continue;
 			if (!ctx->since.ring_check &&
 			    kept_record(ctx, l.ino[i]))
@@ -341,6 +336,7 @@ static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
 	struct since_walk w;
 	struct since_list l;
 	__u32 ipb = fs->blocksize / EXT2_INODE_SIZE(fs->super);
+	const unsigned char *kept;
 	ext2_ino_t blk, last_blk;
 	errcode_t err = 0;
 	size_t i;
@@ -368,15 +364,15 @@ static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
 		for (i = 0; !err && i < l.n; i++) {
 			if (in_tail(fs, l.ino[i]) != tails)
 				continue;
+			kept = kept_record(ctx, l.ino[i]);
 			/* The blocks read: not those of kept records alone. */
 			blk = (l.ino[i] - 1) / ipb + 1;
 			if (!tails && blk != last_blk &&
-			    (ctx->since.ring_check ||
-			     !kept_record(ctx, l.ino[i]))) {
+			    (ctx->since.ring_check || !kept)) {
 				ctx->since.table_blocks++;
 				last_blk = blk;
 			}
-			err = read_one(ctx, l.ino[i], rd, tails);
+			err = read_one(ctx, l.ino[i], rd, tails, kept);
 		}
 		if (!tails)
 			e2sr_progress(ctx, E2SR_STAGE_SCAN,
