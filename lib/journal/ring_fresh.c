@@ -248,8 +248,9 @@ static int fc_area_quiet(struct chain *c)
 		    (bits & (E2SR_RF_JBD2 | E2SR_RF_STALE)))
 			return 0;
 	}
+	/* An area of one block (s_num_fc_blks 1) has no first block. */
 	pos = jsb->maxlen - nfc + 1;
-	if (e2sr_journal_read(c->j, pos, 1, c->buf))
+	if (pos >= jsb->maxlen || e2sr_journal_read(c->j, pos, 1, c->buf))
 		return 0;
 	return e2sr_all_zero(c->buf, jsb->blocksize);
 }
