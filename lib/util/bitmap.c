@@ -15,6 +15,7 @@
  * License, version 2.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "e2secrm.h"
 #include "util.h"
@@ -171,22 +172,16 @@ static int next_set_run(ext2fs_generic_bitmap map, __u64 *start, __u64 last,
 	return 1;
 }
 
-/*
- * Whether bitmaps @a and @b (both of blocks, or both of inodes) hold the
- * same bits, run by run.  libext2fs' compare tests bit by bit: on a 2 TiB
- * filesystem that is half a billion calls, where the runs are a few
- * thousand.
- */
-int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b)
+/* Bits compared at once by e2sr_bitmaps_equal(): 32 KiB of each. */
+#define E2SR_CMP_BITS	(1U << 18)
+
+/* The same bits, run by run: where no buffer can be had. */
+static int runs_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b,
+		      __u64 first, __u64 last)
 {
-	__u64 first = ext2fs_get_generic_bmap_start(a);
-	__u64 last = ext2fs_get_generic_bmap_end(a);
 	__u64 sa = first, sb = first, ea, eb;
 	int ha, hb;
 
-	if (ext2fs_get_generic_bmap_start(b) != first ||
-	    ext2fs_get_generic_bmap_end(b) != last)
-		return 0;
 	for (;;) {
 		ha = next_set_run(a, &sa, last, &ea);
 		hb = next_set_run(b, &sb, last, &eb);
@@ -196,4 +191,54 @@ int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b)
 			return 1;
 		sa = sb = ea;
 	}
+}
+
+/*
+ * Whether bitmaps @a and @b (both of blocks, or both of inodes) hold the
+ * same bits.  libext2fs' compare tests bit by bit: on a 2 TiB filesystem
+ * that is half a billion calls.  Run by run was a tenth of a run's time
+ * on a filesystem of two million files, whose bitmaps are fragmented;
+ * taken out a chunk at a time and compared as bytes, it is a copy (a flat
+ * bitmap's range is its bytes; an rbtree's is built from its runs).
+ * Chunks start on a byte of the bitmap; the bits of the last byte past
+ * the end are not compared.  The buffers are cleared first: libext2fs
+ * 1.47's rbtree leaves them as they were when it holds no run.
+ */
+int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b)
+{
+	__u64 first = ext2fs_get_generic_bmap_start(a);
+	__u64 last = ext2fs_get_generic_bmap_end(a);
+	unsigned char *ba = NULL, *bb = NULL;
+	unsigned int num, bytes;
+	__u64 at;
+	int same = 1;
+
+	if (ext2fs_get_generic_bmap_start(b) != first ||
+	    ext2fs_get_generic_bmap_end(b) != last)
+		return 0;
+	if (ext2fs_get_mem(E2SR_CMP_BITS / 8, &ba) ||
+	    ext2fs_get_mem(E2SR_CMP_BITS / 8, &bb)) {
+		ext2fs_free_mem(&ba);
+		return runs_equal(a, b, first, last);
+	}
+	for (at = first; same && at <= last; at += num) {
+		num = last - at + 1 > E2SR_CMP_BITS ? E2SR_CMP_BITS :
+		      (unsigned int)(last - at + 1);
+		bytes = (num + 7) / 8;
+		memset(ba, 0, bytes);
+		memset(bb, 0, bytes);
+		if (ext2fs_get_generic_bmap_range(a, at, num, ba) ||
+		    ext2fs_get_generic_bmap_range(b, at, num, bb)) {
+			same = runs_equal(a, b, first, last);
+			break;
+		}
+		if (num % 8) {
+			ba[bytes - 1] &= (1U << (num % 8)) - 1;
+			bb[bytes - 1] &= (1U << (num % 8)) - 1;
+		}
+		same = !memcmp(ba, bb, bytes);
+	}
+	ext2fs_free_mem(&ba);
+	ext2fs_free_mem(&bb);
+	return same;
 }

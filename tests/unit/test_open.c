@@ -244,6 +244,7 @@ static void test_bitmaps_equal(void **state)
 	ext2fs_inode_bitmap ia, ib;
 	ext2_filsys fs;
 	blk64_t first, last;
+	unsigned char pad[1];
 
 	mkfs(t, NULL);
 	assert_int_equal(ext2fs_open(t->img, EXT2_FLAG_64BITS, 0, 0,
@@ -303,6 +304,43 @@ static void test_bitmaps_equal(void **state)
 	ext2fs_free_block_bitmap(a);
 	ext2fs_free_block_bitmap(b);
 	ext2fs_free_block_bitmap(c);
+
+	/*
+	 * Longer than one chunk of the compare (2^18 bits), its end not on
+	 * a byte: a bit at a chunk's edge and one in the last byte count,
+	 * one past the end (in the padding up to real_end) does not.
+	 */
+	assert_int_equal(ext2fs_alloc_generic_bmap(fs,
+			 EXT2_ET_MAGIC_BLOCK_BITMAP64, EXT2FS_BMAP64_BITARRAY,
+			 0, 600002, 600009, "big a",
+			 (ext2fs_generic_bitmap *)&a), 0);
+	assert_int_equal(ext2fs_alloc_generic_bmap(fs,
+			 EXT2_ET_MAGIC_BLOCK_BITMAP64, EXT2FS_BMAP64_RBTREE,
+			 0, 600002, 600009, "big b",
+			 (ext2fs_generic_bitmap *)&b), 0);
+	ext2fs_mark_block_bitmap_range2(a, 262140, 8);
+	ext2fs_mark_block_bitmap_range2(b, 262140, 8);
+	assert_true(e2sr_bitmaps_equal((ext2fs_generic_bitmap)a,
+				       (ext2fs_generic_bitmap)b));
+	ext2fs_mark_block_bitmap2(b, 262144 + 8);
+	assert_false(e2sr_bitmaps_equal((ext2fs_generic_bitmap)a,
+				       (ext2fs_generic_bitmap)b));
+	ext2fs_unmark_block_bitmap2(b, 262144 + 8);
+	ext2fs_mark_block_bitmap2(a, 600002);
+	assert_false(e2sr_bitmaps_equal((ext2fs_generic_bitmap)a,
+				       (ext2fs_generic_bitmap)b));
+	ext2fs_mark_block_bitmap2(b, 600002);
+	assert_true(e2sr_bitmaps_equal((ext2fs_generic_bitmap)a,
+				       (ext2fs_generic_bitmap)b));
+	/* Past the end: the padding libext2fs marks up to real_end. */
+	ext2fs_set_generic_bmap_padding((ext2fs_generic_bitmap)a);
+	assert_int_equal(ext2fs_get_generic_bmap_range(
+			 (ext2fs_generic_bitmap)a, 600000, 8, pad), 0);
+	assert_int_equal(pad[0], 0xfc);
+	assert_true(e2sr_bitmaps_equal((ext2fs_generic_bitmap)a,
+				       (ext2fs_generic_bitmap)b));
+	ext2fs_free_block_bitmap(a);
+	ext2fs_free_block_bitmap(b);
 	ext2fs_free_inode_bitmap(ia);
 	ext2fs_free_inode_bitmap(ib);
 	ext2fs_free(fs);
