@@ -530,20 +530,77 @@ int e2sr_rf_recs_next_run(struct e2sr_rf_reader *r, blk64_t *pblk,
 }
 
 /*
- * One buffer: a header, the arrays, the data, and a crc32c of all of it
- * (the command writes it beside the state; a damaged one is not taken).
+ * What off[] and noff[] name, packed in position order into @out, with
+ * their new offsets in @off and @noff (n each).  The data a run left
+ * behind (a position zeroed, claimed again, read back) is not carried:
+ * after a run that wiped most of the log, 42 of the scale image's 51 MB
+ * of facts were such.  @room bounds what is written; a file read back
+ * whose blobs overlap could name more than its data holds.
+ */
+static errcode_t pack_data(const struct e2sr_ring_facts *f,
+			   unsigned char *out, size_t room, __u32 *off,
+			   __u32 *noff, size_t *used)
+{
+	size_t n = f->last - f->first, i, at = 0, len;
+	const unsigned char *p, *from;
+
+	for (i = 0; i < n; i++) {
+		off[i] = noff[i] = E2SR_RF_NONE;
+		if (f->off[i] != E2SR_RF_NONE) {
+			len = blob_len(f, f->first + i);
+			if (len > room - at)
+				return EXT2_ET_INVALID_ARGUMENT;
+			memcpy(out + at, f->data + f->off[i], len);
+			if (len)
+				off[i] = (__u32)at;
+			at += len;
+		}
+		if (!e2sr_rf_get_index(f, f->first + i, &p, &len))
+			continue;
+		/* The index as kept: its varint length, then its bytes. */
+		from = f->data + f->noff[i];
+		len += p - from;
+		if (len > room - at)
+			return EXT2_ET_INVALID_ARGUMENT;
+		memcpy(out + at, from, len);
+		noff[i] = (__u32)at;
+		at += len;
+	}
+	*used = at;
+	return 0;
+}
+
+/*
+ * One buffer: a header, the arrays, the data (what the positions name,
+ * packed), and a crc32c of all of it (the command writes it beside the
+ * state; a damaged one is not taken).
  */
 errcode_t e2sr_rf_encode(const struct e2sr_ring_facts *f, void **buf,
 			 size_t *len)
 {
 	struct rf_head h;
-	size_t n = f->last - f->first, size, at = 0;
-	unsigned char *p;
+	size_t n = f->last - f->first, size, at = 0, used = 0;
+	unsigned char *p = NULL;
+	__u32 *off = NULL, *noff = NULL;
 	__u32 crc;
 	errcode_t err;
 
 	if (f->broken || !f->bits)
 		return EXT2_ET_INVALID_ARGUMENT;
+	size = sizeof(h) + n * (sizeof(*f->bits) + sizeof(*f->key) +
+				sizeof(*f->off) + sizeof(*f->noff)) +
+	       f->ndata + sizeof(crc);
+	err = ext2fs_get_mem(size, &p);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(*off), &off);
+	if (!err)
+		err = ext2fs_get_array(n, sizeof(*noff), &noff);
+	if (err)
+		goto out;
+	at = size - f->ndata - sizeof(crc);
+	err = pack_data(f, p + at, f->ndata, off, noff, &used);
+	if (err)
+		goto out;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, RF_MAGIC, sizeof(h.magic));
 	h.order = RF_ORDER;
@@ -556,31 +613,27 @@ errcode_t e2sr_rf_encode(const struct e2sr_ring_facts *f, void **buf,
 	h.newest = f->newest;
 	h.head = f->head;
 	h.has_newest = f->has_newest;
-	h.ndata = f->ndata;
-	size = sizeof(h) + n * (sizeof(*f->bits) + sizeof(*f->key) +
-				sizeof(*f->off) + sizeof(*f->noff)) +
-	       f->ndata + sizeof(crc);
-	err = ext2fs_get_mem(size, &p);
-	if (err)
-		return err;
+	h.ndata = used;
 	memcpy(p, &h, sizeof(h));
 	at = sizeof(h);
 	memcpy(p + at, f->bits, n * sizeof(*f->bits));
 	at += n * sizeof(*f->bits);
 	memcpy(p + at, f->key, n * sizeof(*f->key));
 	at += n * sizeof(*f->key);
-	memcpy(p + at, f->off, n * sizeof(*f->off));
-	at += n * sizeof(*f->off);
-	memcpy(p + at, f->noff, n * sizeof(*f->noff));
-	at += n * sizeof(*f->noff);
-	if (f->ndata)
-		memcpy(p + at, f->data, f->ndata);
-	at += f->ndata;
+	memcpy(p + at, off, n * sizeof(*off));
+	at += n * sizeof(*off);
+	memcpy(p + at, noff, n * sizeof(*noff));
+	at += n * sizeof(*noff) + used;
 	crc = e2sr_crc32c_le(~0U, p, at);
 	memcpy(p + at, &crc, sizeof(crc));
 	*buf = p;
-	*len = size;
-	return 0;
+	*len = at + sizeof(crc);
+	p = NULL;
+out:
+	ext2fs_free_mem(&p);
+	ext2fs_free_mem(&off);
+	ext2fs_free_mem(&noff);
+	return err;
 }
 
 static unsigned int jbd2_len(const struct e2sr_ring_facts *f, size_t i)

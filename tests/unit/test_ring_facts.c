@@ -370,6 +370,79 @@ static void test_names_index(void **state)
 }
 
 /*
+ * What a position no longer names (forgotten, zeroed, claimed under
+ * another tag) is not kept: the data is packed, and every position that
+ * is kept reads back as it was.
+ */
+static void test_packed(void **state)
+{
+	static const unsigned char ix[] = { 3, 1, 4, 1, 5 };
+	struct e2sr_ring_facts f, g;
+	struct e2sr_rf_writer w;
+	struct e2sr_rf_reader r;
+	struct e2sr_rf_rec rec;
+	const unsigned char *p;
+	unsigned char b[1024], back[1024];
+	size_t len, plen, gone, n = 8;
+	blk64_t pblk;
+	__u32 l;
+	void *buf;
+
+	(void)state;
+	facts_of_eight(&f, 1024);
+	/* Position 2: records with a run, then forgotten. */
+	e2sr_rf_recs_begin(&w, &f, 2, 0);
+	e2sr_rf_recs_add(&w, 1, 11);
+	e2sr_rf_recs_run(&w, 1000, 8);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	gone = f.ndata;
+	memset(b, 0, sizeof(b));
+	b[0] = 0xC0;
+	b[1] = 0x3B;
+	b[2] = 0x39;
+	b[3] = 0x98;
+	b[12] = 7;
+	b[1020] = 0xaa;
+	assert_int_equal(e2sr_rf_put_jbd2(&f, 3, b), 0);
+	e2sr_rf_recs_begin(&w, &f, 4, 1);
+	e2sr_rf_recs_add(&w, 5, 22);
+	e2sr_rf_recs_run(&w, 77, 3);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	f.bits[4 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(&f, 4, ix, sizeof(ix)), 0);
+	/* Position 6: an index, then claimed under a tag: dropped. */
+	f.bits[6 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(&f, 6, ix, 2), 0);
+	gone += 1 + 2;
+	e2sr_rf_forget(&f, 2);
+	e2sr_rf_set_key(&f, 6, 99, 1, 2, 0, 1);
+
+	assert_int_equal(e2sr_rf_encode(&f, &buf, &len), 0);
+	/* The header (56 bytes), the arrays, what is kept, the crc. */
+	assert_int_equal(len, 56 + n * (2 + sizeof(struct e2sr_rf_key) + 8) +
+			      f.ndata - gone + 4);
+	assert_int_equal(e2sr_rf_decode(buf, len, &g), 0);
+	assert_int_equal(g.ndata, f.ndata - gone);
+	assert_false(e2sr_rf_recs_open(&g, 2, &r));
+	e2sr_rf_get_jbd2(&g, 3, back);
+	assert_memory_equal(back, b, sizeof(b));
+	assert_true(e2sr_rf_recs_open(&g, 4, &r));
+	assert_true(e2sr_rf_recs_next(&r, &rec));
+	assert_true(rec.slot == 5 && rec.generation == 22);
+	assert_true(e2sr_rf_recs_next_run(&r, &pblk, &l));
+	assert_true(pblk == 77 && l == 3);
+	assert_false(e2sr_rf_recs_next(&r, &rec));
+	assert_true(e2sr_rf_get_index(&g, 4, &p, &plen));
+	assert_int_equal(plen, sizeof(ix));
+	assert_memory_equal(p, ix, sizeof(ix));
+	assert_false(e2sr_rf_get_index(&g, 6, &p, &plen));
+	assert_true(e2sr_rf_key_is(&g, 6, 99, 1, 2, 0));
+	free(buf);
+	e2sr_rf_free(&g);
+	e2sr_rf_free(&f);
+}
+
+/*
  * Facts of a walk, kept and taken back: a walk from them reads nothing
  * and gives the history the whole log gives; a damaged buffer is refused.
  */
@@ -588,6 +661,7 @@ int main(void)
 		cmocka_unit_test(test_records),
 		cmocka_unit_test(test_empty_records_last),
 		cmocka_unit_test(test_names_index),
+		cmocka_unit_test(test_packed),
 		cmocka_unit_test_setup_teardown(test_walk_from_facts,
 			testimg_fixture_setup, testimg_fixture_teardown),
 		cmocka_unit_test_setup_teardown(test_changed_copy,
