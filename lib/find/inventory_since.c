@@ -37,6 +37,8 @@ struct since_list {
 	ext2_ino_t	*ino;
 	size_t		n;
 	size_t		alloc;
+	ext2_ino_t	*merged;	/* where the merge writes */
+	size_t		merged_alloc;
 };
 
 /* Cursors into since.c's sorted lists, advanced group by group. */
@@ -68,6 +70,44 @@ static int cmp_ino(const void *a, const void *b)
 }
 
 /*
+ * @l->ino[0, @nlog) sorted and each once (the logged blocks' records:
+ * since.c sorted the blocks), the rest as the other sources gave it:
+ * the rest sorted, then the two merged, each inode once, none past
+ * @last.  The logged blocks' records are most of the list (sixteen a
+ * block, 400 000 after a 1% churn) and the list is made three times a
+ * group: sorting them again was a tenth of the pass.
+ */
+static errcode_t merge_list(struct since_list *l, size_t nlog,
+			    ext2_ino_t last)
+{
+	ext2_ino_t *a = l->ino, *b = l->ino + nlog, *out, v, *swap;
+	size_t na = nlog, nb = l->n - nlog, i = 0, j = 0, k = 0, alloc;
+
+	if (nb)
+		qsort(b, nb, sizeof(*b), cmp_ino);
+	if (e2sr_array_room(&l->merged, &l->merged_alloc, l->n,
+			    sizeof(*l->merged)))
+		return EXT2_ET_NO_MEMORY;
+	out = l->merged;
+	while (i < na || j < nb) {
+		if (j == nb || (i < na && a[i] <= b[j]))
+			v = a[i++];
+		else
+			v = b[j++];
+		if (v <= last && (!k || v != out[k - 1]))
+			out[k++] = v;
+	}
+	swap = l->ino;
+	l->ino = l->merged;
+	l->merged = swap;
+	alloc = l->alloc;
+	l->alloc = l->merged_alloc;
+	l->merged_alloc = alloc;
+	l->n = k;
+	return 0;
+}
+
+/*
  * Group @g's inodes to read, from every source, in @l: the records of
  * its logged table blocks, those the last run kept, those the fast
  * commits name.  The cursors of @w move past the group.
@@ -84,7 +124,7 @@ static errcode_t group_list(struct e2sr_ctx *ctx, dgrp_t g,
 	ext2_ino_t end = (ext2_ino_t)((__u64)(g + 1) * ipg);
 	ext2_ino_t ino, last = fs->super->s_inodes_count;
 	errcode_t err = 0;
-	size_t i, k;
+	size_t nlog;
 	__u32 j;
 
 	l->n = 0;
@@ -95,6 +135,7 @@ static errcode_t group_list(struct e2sr_ctx *ctx, dgrp_t g,
 			if (ino >= first && ino <= end && ino <= last)
 				err = list_add(l, ino);
 		}
+	nlog = l->n;
 	for (; !err && w->si < p->secure_count &&
 	       p->secure[w->si].ino <= end; w->si++)
 		if (p->secure[w->si].ino >= first)
@@ -109,16 +150,7 @@ static errcode_t group_list(struct e2sr_ctx *ctx, dgrp_t g,
 			err = list_add(l, s->named[w->ni]);
 	if (err || !l->n)
 		return err;
-	qsort(l->ino, l->n, sizeof(*l->ino), cmp_ino);
-	for (i = k = 1; i < l->n; i++)
-		if (l->ino[i] != l->ino[k - 1])
-			l->ino[k++] = l->ino[i];
-	l->n = k;
-	for (i = k = 0; i < l->n; i++)
-		if (l->ino[i] <= last)
-			l->ino[k++] = l->ino[i];
-	l->n = k;
-	return 0;
+	return merge_list(l, nlog, last);
 }
 
 /* Whether record @ino lies past its group's bg_itable_unused mark. */
@@ -319,6 +351,7 @@ static void table_readahead(struct e2sr_ctx *ctx, struct e2sr_ra **ra,
 	e2sr_ra_start(fs->device_name, r, n, E2SR_RA_WINDOW, ra);
 out:
 	ext2fs_free_mem(&l.ino);
+	ext2fs_free_mem(&l.merged);
 	ext2fs_free_mem(&r);
 	if (!*ra)
 		ext2fs_free_mem(cum);
@@ -380,6 +413,7 @@ static errcode_t read_groups(struct e2sr_ctx *ctx, struct since_read *rd,
 				      fs->super->s_inodes_count);
 	}
 	ext2fs_free_mem(&l.ino);
+	ext2fs_free_mem(&l.merged);
 	return err;
 }
 
