@@ -345,11 +345,17 @@ void e2sr_livemap_take_bitmaps(struct e2sr_ctx *ctx)
 	blk64_t last = ext2fs_blocks_count(fs->super) - 1;
 	ext2_ino_t ino = 1, ino_end, count = fs->super->s_inodes_count;
 
+	if (!e2sr_bitmap_or((ext2fs_generic_bitmap)ctx->live.blocks,
+			    (ext2fs_generic_bitmap)fs->block_map))
+		start = last + 1;
 	while (e2sr_next_run(fs->block_map, 1, &start, last, &end)) {
 		ext2fs_mark_block_bitmap_range2(ctx->live.blocks, start,
 						end - start);
 		start = end;
 	}
+	if (!e2sr_bitmap_or((ext2fs_generic_bitmap)ctx->live.named,
+			    (ext2fs_generic_bitmap)fs->inode_map))
+		ino = count + 1;
 	while (e2sr_next_inode_run(fs->inode_map, &ino, count, &ino_end)) {
 		/* Inode and block bitmaps share one type. */
 		ext2fs_mark_block_bitmap_range2(ctx->live.named, ino,

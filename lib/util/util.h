@@ -35,6 +35,8 @@ int e2sr_next_run(ext2fs_block_bitmap map, int set, blk64_t *start,
 int e2sr_next_inode_run(ext2fs_inode_bitmap map, ext2_ino_t *start,
 			ext2_ino_t last, ext2_ino_t *end);
 int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b);
+errcode_t e2sr_bitmap_or(ext2fs_generic_bitmap to,
+			 ext2fs_generic_bitmap from);
 int e2sr_range_clear(ext2fs_block_bitmap map, blk64_t blk, blk64_t count);
 
 /* ino_set.c: a fixed set of inode numbers, each with a value. */

@@ -237,6 +237,71 @@ static void test_rdonly_refuses_writes(void **state)
 }
 
 /* Run by run, as libext2fs' bit-by-bit compare would say. */
+/* A bitmap of @end + 1 bits from 0, padded to @end + 8, of @type. */
+static ext2fs_generic_bitmap big_bitmap(ext2_filsys fs, int type,
+					__u64 end)
+{
+	ext2fs_generic_bitmap b;
+
+	assert_int_equal(ext2fs_alloc_generic_bmap(fs,
+			 EXT2_ET_MAGIC_BLOCK_BITMAP64, type, 0, end, end + 7,
+			 "big", &b), 0);
+	return b;
+}
+
+/*
+ * e2sr_bitmap_or(): into a flat bitmap and into an rbtree, from either,
+ * over more than two chunks: every bit of both is set after, none else,
+ * and the padding past the end is the target's own.
+ */
+static void test_bitmap_or(void **state)
+{
+	static const int types[] = { EXT2FS_BMAP64_BITARRAY,
+				     EXT2FS_BMAP64_RBTREE };
+	struct testimg *t = *state;
+	ext2fs_generic_bitmap to, from, want;
+	unsigned char pad[1];
+	ext2_filsys fs;
+	__u64 end = 600002;
+	int a, b;
+
+	mkfs(t, NULL);
+	assert_int_equal(ext2fs_open(t->img, EXT2_FLAG_64BITS, 0, 0,
+				     unix_io_manager, &fs), 0);
+	for (a = 0; a < 2; a++) {
+		for (b = 0; b < 2; b++) {
+			to = big_bitmap(fs, types[a], end);
+			from = big_bitmap(fs, types[b], end);
+			want = big_bitmap(fs, EXT2FS_BMAP64_BITARRAY, end);
+			ext2fs_mark_block_bitmap_range2(to, 3, 10);
+			ext2fs_mark_block_bitmap_range2(want, 3, 10);
+			ext2fs_mark_block_bitmap_range2(from, 8, 20);
+			ext2fs_mark_block_bitmap_range2(want, 8, 20);
+			ext2fs_mark_block_bitmap_range2(from, 262140, 9);
+			ext2fs_mark_block_bitmap_range2(want, 262140, 9);
+			ext2fs_mark_block_bitmap2(from, end);
+			ext2fs_mark_block_bitmap2(want, end);
+			/* From's padding is not carried into to's. */
+			ext2fs_set_generic_bmap_padding(from);
+			assert_int_equal(e2sr_bitmap_or(to, from), 0);
+			assert_true(e2sr_bitmaps_equal(to, want));
+			assert_int_equal(ext2fs_get_generic_bmap_range(to,
+					 600000, 8, pad), 0);
+			assert_int_equal(pad[0], 0x04);
+			ext2fs_free_generic_bmap(to);
+			ext2fs_free_generic_bmap(from);
+			ext2fs_free_generic_bmap(want);
+		}
+	}
+	/* Two ranges: refused. */
+	to = big_bitmap(fs, types[0], end);
+	from = big_bitmap(fs, types[0], end - 1);
+	assert_int_equal(e2sr_bitmap_or(to, from), EINVAL);
+	ext2fs_free_generic_bmap(to);
+	ext2fs_free_generic_bmap(from);
+	ext2fs_free(fs);
+}
+
 static void test_bitmaps_equal(void **state)
 {
 	struct testimg *t = *state;
@@ -474,6 +539,7 @@ int main(void)
 		T(test_truncated),
 		T(test_rdonly_refuses_writes),
 		T(test_bitmaps_equal),
+		T(test_bitmap_or),
 		T(test_begin_write_changed),
 		T(test_orphans),
 	};
