@@ -96,10 +96,12 @@ fact() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$facts"; }
 # bytes column is its rchar (readset.py io): what its reads returned,
 # holes and repeats included, so a run on a sparse copy (the -y --full
 # one, whose zeroed blocks cp made holes) counts what a run on the
-# original would, where the device reads (in_kib) do not.  readset.py io
-# is the timed process (its python start, about 30 ms, is in every row
-# alike); max RSS is the command's own, but not below the wrapper's
-# (about 11 MiB: the kernel keeps the forked copy's peak across exec).
+# original would, where the device reads (in_kib) do not.  The seconds
+# are the command's, from readset.py's fork to its exit: the wrapper's
+# own start (python, cold after drop_caches: 0.2 s on the bench machine,
+# half an incremental row) was in every row until 2026-12-07; max RSS is
+# the command's own, but not below the wrapper's (about 11 MiB: the
+# kernel keeps the forked copy's peak across exec).
 timed() {
 	local im=$1 tool=$2 rep=$3 t0 t1 rc rss u s in rchar
 	shift 3
@@ -113,7 +115,8 @@ timed() {
 	read -r rss u s in < <(tail -1 "$work/time")
 	case $rss in *[!0-9]*|'') rss=0 u=0 s=0 in=0 ;; esac
 	rchar=$(sed -n 's/.*rchar=\([0-9]*\).*/\1/p' "$work/io" 2>/dev/null)
-	last_s=$(awk "BEGIN{printf \"%.4f\", $t1 - $t0}")
+	last_s=$(sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' "$work/io" 2>/dev/null)
+	[ -n "$last_s" ] || last_s=$(awk "BEGIN{printf \"%.4f\", $t1 - $t0}")
 	printf '%s\tcold\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\trchar\t%s\n' "$im" \
 		"$rep" "$tool" "$last_s" "$u" "$s" "$rss" "$rc" "${rchar:-0}" \
 		"$(( ${in:-0} / 2 ))" >>"$tsv"

@@ -23,6 +23,11 @@
 #       block rewritten with the same bytes is not counted: the digest of
 #       a jbd2 block holds its sequence, so only a copy of an unchanged
 #       block can be).
+#   readset.py io OUT -- CMD...
+#       Runs CMD and writes to OUT its rchar and read_bytes (/proc/PID/io,
+#       read before it is reaped), its max RSS, and its seconds from the
+#       fork to its exit: the command's own time, not this interpreter's
+#       start (cold after drop_caches, 0.2 s on the bench machine).
 #   readset.py data IMAGE BYTES
 #       Prints dd commands reading BYTES bytes of IMAGE's allocated data
 #       (SEEK_DATA/SEEK_HOLE, never a hole), in order, 1 MiB reads: the
@@ -32,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 LINE = re.compile(r'^(?:\d+\s+)?(pread64|preadv2?|readv?)\((\d+)<([^>]*)>,'
                   r'(.*)\)\s+=\s+(-?\d+)')
@@ -147,6 +153,7 @@ def split(rpath, bsize, classes):
 
 
 def io(out, cmd):
+    t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
         try:
@@ -154,6 +161,7 @@ def io(out, cmd):
         finally:
             os._exit(127)
     os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+    seconds = time.monotonic() - t0
     got = {}
     try:
         for line in open("/proc/%d/io" % pid):
@@ -163,8 +171,9 @@ def io(out, cmd):
         pass
     _, status, ru = os.wait4(pid, 0)
     with open(out, "w") as f:
-        f.write("rchar=%d read_bytes=%d maxrss_kib=%d\n" % (
-            got.get("rchar", 0), got.get("read_bytes", 0), ru.ru_maxrss))
+        f.write("rchar=%d read_bytes=%d maxrss_kib=%d seconds=%.4f\n" % (
+            got.get("rchar", 0), got.get("read_bytes", 0), ru.ru_maxrss,
+            seconds))
     sys.exit(os.waitstatus_to_exitcode(status) & 255)
 
 
