@@ -12,7 +12,8 @@
 #       Reads exactly those ranges from IMAGE in disk order, one pread
 #       of at most 1 MiB at a time into one buffer (dd's way: one read in
 #       flight, no page-cache bypass): the floor for reading the same
-#       bytes.  Prints the bytes read.
+#       bytes.  Prints the bytes read, then seconds=S: from the open to
+#       the last read, not the interpreter's start.
 #   readset.py jsum IMAGE RANGES BSIZE OUT
 #       Writes an 8-byte digest of every block of RANGES (blocks: the
 #       journal's extents, "START LENGTH" a line, in log order) to OUT.
@@ -86,6 +87,7 @@ def trace(image, out, cmd):
 
 
 def replay(image, rpath):
+    t0 = time.monotonic()
     fd = os.open(image, os.O_RDONLY)
     buf = bytearray(1 << 20)
     mv = memoryview(buf)
@@ -101,6 +103,7 @@ def replay(image, rpath):
             done += k
     os.close(fd)
     print(done)
+    print("seconds=%.4f" % (time.monotonic() - t0))
 
 
 def data(image, want):
