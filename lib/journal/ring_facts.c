@@ -146,9 +146,9 @@ static errcode_t put(struct e2sr_ring_facts *f, const void *p, size_t len)
 	return 0;
 }
 
-static errcode_t put_varint(struct e2sr_ring_facts *f, __u64 v)
+/* @v as a varint in @b, seven bits a byte, low first: its length. */
+static size_t varint(__u64 v, unsigned char b[10])
 {
-	unsigned char b[10];
 	size_t n = 0;
 
 	do {
@@ -158,7 +158,14 @@ static errcode_t put_varint(struct e2sr_ring_facts *f, __u64 v)
 			b[n] |= 0x80;
 		n++;
 	} while (v);
-	return put(f, b, n);
+	return n;
+}
+
+static errcode_t put_varint(struct e2sr_ring_facts *f, __u64 v)
+{
+	unsigned char b[10];
+
+	return put(f, b, varint(v, b));
 }
 
 static int get_varint(const unsigned char **p, const unsigned char *end,
@@ -592,16 +599,8 @@ static void out_bytes(struct rf_out *o, const void *b, size_t len)
 static void out_varint(struct rf_out *o, __u64 v)
 {
 	unsigned char b[10];
-	size_t n = 0;
 
-	do {
-		b[n] = v & 0x7f;
-		v >>= 7;
-		if (v)
-			b[n] |= 0x80;
-		n++;
-	} while (v);
-	out_bytes(o, b, n);
+	out_bytes(o, b, varint(v, b));
 }
 
 /* The positions @v names (off[] or noff[]): a count, then each. */
