@@ -53,6 +53,55 @@ static int map_block(ext2_filsys fs EXT2FS_ATTR((unused)), blk64_t *blocknr,
 	return 0;
 }
 
+/* The blocks of one leaf extent, as map_block() takes them one by one. */
+static int map_extent(struct map_priv *m, const struct ext2fs_extent *e)
+{
+	__u64 i;
+
+	for (i = 0; i < e->e_len; i++) {
+		if (e->e_lblk + i >= m->count)
+			return 0;
+		if (e->e_pblk + i < m->first_data ||
+		    e->e_pblk + i >= m->fs_blocks) {
+			m->err = E2SR_ERR_JOURNAL_BAD_BLOCK;
+			return -1;
+		}
+		m->pmap[e->e_lblk + i] = e->e_pblk + i;
+	}
+	return 0;
+}
+
+/*
+ * An extent-mapped journal, extent by extent: block by block, through
+ * ext2fs_block_iterate3()'s callback, a 1 GiB journal took 8 ms, in
+ * every open (twice in a run that writes).  Any error of the tree: 1,
+ * and the caller maps it block by block, which says what it says.
+ */
+static int map_by_extents(ext2_filsys fs, ext2_ino_t ino,
+			  struct ext2_inode *inode, struct map_priv *m)
+{
+	ext2_extent_handle_t h;
+	struct ext2fs_extent e;
+	errcode_t err;
+	int ret = 1;
+
+	if (!(inode->i_flags & EXT4_EXTENTS_FL) ||
+	    ext2fs_extent_open2(fs, ino, inode, &h))
+		return 1;
+	err = ext2fs_extent_get(h, EXT2_EXTENT_ROOT, &e);
+	while (!err) {
+		if ((e.e_flags & EXT2_EXTENT_FLAGS_LEAF) &&
+		    !(e.e_flags & EXT2_EXTENT_FLAGS_SECOND_VISIT) &&
+		    map_extent(m, &e))
+			break;
+		err = ext2fs_extent_get(h, EXT2_EXTENT_NEXT, &e);
+	}
+	if (err == EXT2_ET_EXTENT_NO_NEXT || m->err)
+		ret = 0;
+	ext2fs_extent_free(h);
+	return ret;
+}
+
 /* Map the journal inode's blocks; *count is the journal's length. */
 static errcode_t map_internal(ext2_filsys fs, ext2_ino_t ino, blk64_t **pmap,
 			      __u32 *count)
@@ -79,8 +128,12 @@ static errcode_t map_internal(ext2_filsys fs, ext2_ino_t ino, blk64_t **pmap,
 	err = ext2fs_get_arrayzero(n, sizeof(*m.pmap), &m.pmap);
 	if (err)
 		return err;
-	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY |
-				    BLOCK_FLAG_DATA_ONLY, NULL, map_block, &m);
+	if (map_by_extents(fs, ino, &inode, &m)) {
+		memset(m.pmap, 0, n * sizeof(*m.pmap));
+		err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY |
+					    BLOCK_FLAG_DATA_ONLY, NULL,
+					    map_block, &m);
+	}
 	if (!err)
 		err = m.err;
 	if (err) {
@@ -162,7 +215,12 @@ static errcode_t open_internal(ext2_filsys fs, struct e2sr_journal *j,
 	if (err)
 		return err;
 	memcpy(j->sorted, j->pmap, (size_t)j->nblocks * sizeof(*j->sorted));
-	qsort(j->sorted, j->nblocks, sizeof(*j->sorted), cmp_blk);
+	/* mke2fs lays a journal out in order: sorted already, mostly. */
+	for (i = 1; i < j->nblocks; i++)
+		if (j->sorted[i] < j->sorted[i - 1])
+			break;
+	if (i < j->nblocks)
+		qsort(j->sorted, j->nblocks, sizeof(*j->sorted), cmp_blk);
 	return 0;
 }
 
