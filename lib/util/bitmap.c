@@ -172,8 +172,34 @@ static int next_set_run(ext2fs_generic_bitmap map, __u64 *start, __u64 last,
 	return 1;
 }
 
-/* Bits compared at once by e2sr_bitmaps_equal(): 32 KiB of each. */
+/* Bits taken at once by e2sr_bitmaps_equal() and e2sr_bitmap_or(). */
 #define E2SR_CMP_BITS	(1U << 18)
+
+/* How many bits of [@at, @last] the chunk at @at holds. */
+static unsigned int chunk_bits(__u64 at, __u64 last)
+{
+	return last - at + 1 > E2SR_CMP_BITS ? E2SR_CMP_BITS :
+	       (unsigned int)(last - at + 1);
+}
+
+/*
+ * @num bits of @map from @at into @buf, cleared first: libext2fs 1.47's
+ * rbtree leaves the buffer as it was when it holds no run.  Chunks start
+ * on a byte of the bitmap.  @mask: the bits of the last byte past @num
+ * (the padding past the end) read as zero.
+ */
+static errcode_t chunk_get(ext2fs_generic_bitmap map, __u64 at,
+			   unsigned int num, unsigned char *buf, int mask)
+{
+	unsigned int bytes = (num + 7) / 8;
+	errcode_t err;
+
+	memset(buf, 0, bytes);
+	err = ext2fs_get_generic_bmap_range(map, at, num, buf);
+	if (!err && mask && num % 8)
+		buf[bytes - 1] &= (1U << (num % 8)) - 1;
+	return err;
+}
 
 /* The same bits, run by run: where no buffer can be had. */
 static int runs_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b,
@@ -200,16 +226,14 @@ static int runs_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b,
  * on a filesystem of two million files, whose bitmaps are fragmented;
  * taken out a chunk at a time and compared as bytes, it is a copy (a flat
  * bitmap's range is its bytes; an rbtree's is built from its runs).
- * Chunks start on a byte of the bitmap; the bits of the last byte past
- * the end are not compared.  The buffers are cleared first: libext2fs
- * 1.47's rbtree leaves them as they were when it holds no run.
+ * The bits of the last byte past the end are not compared.
  */
 int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b)
 {
 	__u64 first = ext2fs_get_generic_bmap_start(a);
 	__u64 last = ext2fs_get_generic_bmap_end(a);
 	unsigned char *ba = NULL, *bb = NULL;
-	unsigned int num, bytes;
+	unsigned int num;
 	__u64 at;
 	int same = 1;
 
@@ -222,21 +246,13 @@ int e2sr_bitmaps_equal(ext2fs_generic_bitmap a, ext2fs_generic_bitmap b)
 		return runs_equal(a, b, first, last);
 	}
 	for (at = first; same && at <= last; at += num) {
-		num = last - at + 1 > E2SR_CMP_BITS ? E2SR_CMP_BITS :
-		      (unsigned int)(last - at + 1);
-		bytes = (num + 7) / 8;
-		memset(ba, 0, bytes);
-		memset(bb, 0, bytes);
-		if (ext2fs_get_generic_bmap_range(a, at, num, ba) ||
-		    ext2fs_get_generic_bmap_range(b, at, num, bb)) {
+		num = chunk_bits(at, last);
+		if (chunk_get(a, at, num, ba, 1) ||
+		    chunk_get(b, at, num, bb, 1)) {
 			same = runs_equal(a, b, first, last);
 			break;
 		}
-		if (num % 8) {
-			ba[bytes - 1] &= (1U << (num % 8)) - 1;
-			bb[bytes - 1] &= (1U << (num % 8)) - 1;
-		}
-		same = !memcmp(ba, bb, bytes);
+		same = !memcmp(ba, bb, (num + 7) / 8);
 	}
 	ext2fs_free_mem(&ba);
 	ext2fs_free_mem(&bb);
@@ -268,21 +284,17 @@ errcode_t e2sr_bitmap_or(ext2fs_generic_bitmap to,
 	if (!err)
 		err = ext2fs_get_mem(E2SR_CMP_BITS / 8, &bf);
 	for (at = first; !err && at <= last; at += num) {
-		num = last - at + 1 > E2SR_CMP_BITS ? E2SR_CMP_BITS :
-		      (unsigned int)(last - at + 1);
+		num = chunk_bits(at, last);
 		bytes = (num + 7) / 8;
-		memset(bf, 0, bytes);
-		err = ext2fs_get_generic_bmap_range(from, at, num, bf);
+		err = chunk_get(from, at, num, bf, 1);
 		if (err)
 			break;
-		if (num % 8)
-			bf[bytes - 1] &= (1U << (num % 8)) - 1;
 		for (i = any = 0; i < bytes; i++)
 			any |= bf[i];
 		if (!any)
 			continue;
-		memset(bt, 0, bytes);
-		err = ext2fs_get_generic_bmap_range(to, at, num, bt);
+		/* Its padding kept: the last byte is written back whole. */
+		err = chunk_get(to, at, num, bt, 0);
 		if (err)
 			break;
 		for (i = 0; i < bytes; i++)
