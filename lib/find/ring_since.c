@@ -330,7 +330,8 @@ errcode_t e2sr_ring_settle(struct e2sr_ctx *ctx)
 	hf.out = &after;
 	/* The read window may hold what the log held before the wipe. */
 	e2sr_journal_drop_window(j);
-	err = e2sr_history_build_facts(ctx->fs, j, 0, &hf, &h);
+	err = e2sr_history_build_facts(ctx->fs, j, E2SR_HISTORY_FACTS_ONLY,
+				       &hf, &h);
 	if (!err && !after.broken) {
 		/*
 		 * Where the kernel goes on is where it stopped, whatever

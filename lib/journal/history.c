@@ -583,11 +583,15 @@ errcode_t e2sr_history_build_facts(ext2_filsys fs, struct e2sr_journal *j,
 		err = e2sr_rf_init(hf->out, &j->jsb);
 		if (!err)
 			look.out = hf->out;
+		/* Else copied a position at a time, as they are taken. */
+		if (!err && hf->in)
+			(void)e2sr_rf_adopt(hf->out, hf->in);
 	}
 	if (!err && j) {
 		walk_look.copy = e2sr_history_look_at_copy;
 		walk_look.stale = e2sr_history_look_at_stale;
-		walk_look.copy_facts = e2sr_history_look_at_facts;
+		if (!(flags & E2SR_HISTORY_FACTS_ONLY))
+			walk_look.copy_facts = e2sr_history_look_at_facts;
 		walk_look.stale_facts = e2sr_history_stale_facts;
 		walk_look.priv = &look;
 		if (hf) {
@@ -615,8 +619,12 @@ errcode_t e2sr_history_build_facts(ext2_filsys fs, struct e2sr_journal *j,
 		e2sr_history_free(h);
 		return err;
 	}
-	if (look.out)
+	if (look.out) {
+		look.out->base = NULL;
 		finish_facts(h, look.out);
+	}
+	if (flags & E2SR_HISTORY_FACTS_ONLY)
+		return 0;
 	err = versions_from_walk(h);
 	if (err) {
 		e2sr_history_free(h);

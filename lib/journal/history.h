@@ -124,6 +124,13 @@ struct e2sr_history {
 
 /* Flags for e2sr_history_build() */
 #define E2SR_HISTORY_OWNERS	0x0001	/* find the inode of every copy */
+/*
+ * Only the walk and the facts it fills (@hf->out): the records the facts
+ * hold are not listed and the copies not indexed, for a caller that
+ * wants the facts alone (e2sr_ring_settle).  The history is then only
+ * for e2sr_history_free().
+ */
+#define E2SR_HISTORY_FACTS_ONLY	0x0002
 
 /*
  * The kept facts a walk may take positions from (@in, with @fresh the

@@ -68,6 +68,8 @@ struct e2sr_ring_facts {
 	unsigned char		*data;		/* jbd2 bytes, records */
 	size_t			ndata;
 	size_t			adata;
+	/* Whose data opens ours, byte for byte (e2sr_rf_adopt) */
+	const struct e2sr_ring_facts *base;
 };
 
 #define E2SR_RF_NONE	0xffffffffU	/* off[]: nothing in data */
@@ -83,6 +85,8 @@ void e2sr_rf_get_jbd2(const struct e2sr_ring_facts *f, __u32 pos,
 void e2sr_rf_forget(struct e2sr_ring_facts *f, __u32 pos);
 void e2sr_rf_zeroed(struct e2sr_ring_facts *f, const struct e2sr_jsb *jsb,
 		    __u32 pos, unsigned char *zero);
+errcode_t e2sr_rf_adopt(struct e2sr_ring_facts *to,
+			const struct e2sr_ring_facts *from);
 errcode_t e2sr_rf_copy_pos(struct e2sr_ring_facts *to,
 			   const struct e2sr_ring_facts *from, __u32 pos);
 int e2sr_rf_key_is(const struct e2sr_ring_facts *f, __u32 pos,

@@ -458,6 +458,107 @@ static void test_packed(void **state)
 }
 
 /*
+ * A walk's facts that open with the last run's data (e2sr_rf_adopt)
+ * name each position taken where its bytes already are, and keep
+ * exactly what copying the positions one by one keeps: the same buffer,
+ * byte for byte, with what neither names (a forgotten position's
+ * records, a claimed position's index) dropped from both.  Data put
+ * after goes after the adopted bytes and leaves the source unchanged;
+ * facts already written to, or of another log, are refused.
+ */
+static void test_adopt(void **state)
+{
+	static const unsigned char ix[] = { 2, 7, 1, 8 };
+	struct e2sr_ring_facts f, one, all, other;
+	struct e2sr_rf_writer w;
+	struct e2sr_rf_reader r;
+	struct e2sr_rf_rec rec;
+	struct e2sr_jsb jsb;
+	const unsigned char *p;
+	unsigned char b[1024];
+	void *buf1, *buf2;
+	size_t len1, len2, plen, had;
+	__u32 pos;
+
+	(void)state;
+	facts_of_eight(&f, 1024);
+	e2sr_rf_recs_begin(&w, &f, 2, 0);
+	e2sr_rf_recs_add(&w, 1, 11);
+	e2sr_rf_recs_run(&w, 1000, 8);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	memset(b, 0, sizeof(b));
+	b[0] = 0xC0;
+	b[1] = 0x3B;
+	b[2] = 0x39;
+	b[3] = 0x98;
+	b[12] = 5;
+	assert_int_equal(e2sr_rf_put_jbd2(&f, 3, b), 0);
+	e2sr_rf_recs_begin(&w, &f, 4, 0);
+	e2sr_rf_recs_add(&w, 6, 33);
+	e2sr_rf_recs_run(&w, 50, 2);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	f.bits[4 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(&f, 4, ix, sizeof(ix)), 0);
+	f.bits[6 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(&f, 6, ix, 2), 0);
+	e2sr_rf_forget(&f, 2);
+	e2sr_rf_set_key(&f, 6, 99, 1, 2, 0, 1);
+	had = f.ndata;
+
+	facts_of_eight(&one, 1024);
+	facts_of_eight(&all, 1024);
+	assert_int_equal(e2sr_rf_adopt(&all, &f), 0);
+	assert_ptr_equal(all.base, &f);
+	assert_int_equal(all.ndata, f.ndata);
+	for (pos = 1; pos < 9; pos++) {
+		assert_int_equal(e2sr_rf_copy_pos(&one, &f, pos), 0);
+		assert_int_equal(e2sr_rf_copy_pos(&all, &f, pos), 0);
+		assert_int_equal(one.bits[pos - 1], all.bits[pos - 1]);
+	}
+	/* Nothing copied one by one: the offsets are the source's. */
+	assert_int_equal(all.ndata, had);
+	assert_int_equal(all.off[4 - 1], f.off[4 - 1]);
+	assert_false(e2sr_rf_get_index(&all, 6, &p, &plen));
+	assert_true(e2sr_rf_get_index(&all, 4, &p, &plen));
+	assert_int_equal(plen, sizeof(ix));
+	assert_memory_equal(p, ix, sizeof(ix));
+	all.base = NULL;
+	assert_int_equal(e2sr_rf_encode(&one, &buf1, &len1), 0);
+	assert_int_equal(e2sr_rf_encode(&all, &buf2, &len2), 0);
+	assert_int_equal(len1, len2);
+	assert_memory_equal(buf1, buf2, len1);
+	free(buf1);
+	free(buf2);
+
+	/* Put after: past the adopted bytes, the source untouched. */
+	e2sr_rf_recs_begin(&w, &all, 7, 0);
+	e2sr_rf_recs_add(&w, 2, 44);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	assert_true(all.off[7 - 1] >= had);
+	assert_int_equal(f.ndata, had);
+	assert_false(e2sr_rf_recs_open(&f, 7, &r));
+	assert_true(e2sr_rf_recs_open(&all, 7, &r));
+	assert_true(e2sr_rf_recs_next(&r, &rec));
+	assert_true(rec.slot == 2 && rec.generation == 44);
+
+	/* Refused: facts written to already, or of another log. */
+	assert_int_equal(e2sr_rf_adopt(&all, &f),
+			 EXT2_ET_INVALID_ARGUMENT);
+	memset(&jsb, 0, sizeof(jsb));
+	jsb.first = 1;
+	jsb.last = 17;
+	jsb.blocksize = 1024;
+	assert_int_equal(e2sr_rf_init(&other, &jsb), 0);
+	assert_int_equal(e2sr_rf_adopt(&other, &f),
+			 EXT2_ET_INVALID_ARGUMENT);
+	assert_null(other.base);
+	e2sr_rf_free(&other);
+	e2sr_rf_free(&all);
+	e2sr_rf_free(&one);
+	e2sr_rf_free(&f);
+}
+
+/*
  * The positions packed (version 3): a log of 4096 positions, most of
  * them claimed copies a run zeroed, with tids that step back round the
  * 32-bit space, encode to far less than the arrays, and decode to the
@@ -733,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_empty_records_last),
 		cmocka_unit_test(test_names_index),
 		cmocka_unit_test(test_packed),
+		cmocka_unit_test(test_adopt),
 		cmocka_unit_test(test_packed_positions),
 		cmocka_unit_test_setup_teardown(test_walk_from_facts,
 			testimg_fixture_setup, testimg_fixture_teardown),
