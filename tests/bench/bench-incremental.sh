@@ -30,8 +30,9 @@
 #        inc-n   e2secrm -n -v --json --json-plan           (incremental)
 #        full-n  e2secrm -n -v --full --json --json-plan    (the same image)
 #      and their plans (jq -S .actions) compared;
-#   5. when the disk has room for a second copy: the churned image copied,
-#      then cold
+#   5. when the disk has room for a second copy: the churned image
+#      copied; readset.py traces both -y runs on the work copy, each
+#      time put back from that copy after; then cold
 #        inc-y   e2secrm -y --skip-zero -v on the work copy (state S)
 #        full-y  e2secrm -y --skip-zero --full on the second copy
 #      (incremental needs the work copy itself: the state names the image
@@ -165,6 +166,21 @@ same_plan() {
 	fi
 }
 
+# trace_reads IM T CMD...: every byte range CMD reads of the work copy
+# (readset.py trace, strace), as facts readset_T_*, and where they lie
+# (split_T_*).
+trace_reads() {
+	local im=$1 t=$2
+
+	shift 2
+	/usr/bin/python3 "$here/readset.py" trace "$img" "$work/$t.ranges" -- "$@" |
+		tr ' ' '\n' | sed "s/^\([^=]*\)=\(.*\)/$im\treadset_${t}_\1\t\2/" >>"$facts"
+	/usr/bin/python3 "$here/readset.py" split "$work/$t.ranges" "$bsize" \
+		journal="$work/r.journal" itable="$work/r.itable" \
+		bitmaps="$work/r.bitmaps" sbgdt="$work/r.sbgdt" |
+		tr ' ' '\n' | sed "s/^\([^=]*\)=\(.*\)/$im\tsplit_${t}_\1\t\2/" >>"$facts"
+}
+
 # room_for_copy: the work copy and a second one of the churned image
 # (each its allocated size; -y --skip-zero writes little) leave
 # SCALE_MIN_FREE_GB (15) GiB free.
@@ -259,12 +275,7 @@ for churn in $INC_CHURN; do
 		inc-n) set -- "$E2SECRM" -n --state-dir "$work/s-$t" "$img" ;;
 		full-n) set -- "$E2SECRM" -n --full --state-dir "$work/s-$t" "$img" ;;
 		esac
-		/usr/bin/python3 "$here/readset.py" trace "$img" "$work/$t.ranges" -- "$@" |
-			tr ' ' '\n' | sed "s/^\([^=]*\)=\(.*\)/$im\treadset_${t}_\1\t\2/" >>"$facts"
-		/usr/bin/python3 "$here/readset.py" split "$work/$t.ranges" "$bsize" \
-			journal="$work/r.journal" itable="$work/r.itable" \
-			bitmaps="$work/r.bitmaps" sbgdt="$work/r.sbgdt" |
-			tr ' ' '\n' | sed "s/^\([^=]*\)=\(.*\)/$im\tsplit_${t}_\1\t\2/" >>"$facts"
+		trace_reads "$im" "$t" "$@"
 	done
 
 	for order in "inc-n full-n" "full-n inc-n"; do
@@ -290,6 +301,21 @@ for churn in $INC_CHURN; do
 	if room_for_copy; then
 		say "$im: -y on the work copy (incremental) and on a copy of it (--full)"
 		cp --sparse=always "$img" "$img2" && sync || exit 8
+		# What each -y run reads, and where (not timed: strace slows
+		# it), traced on the work copy itself with a copy of S (the
+		# state names the image's file: a run on another file is full
+		# by design).  The churned bytes are then put back from the
+		# second copy; cp into the file keeps its inode.
+		for t in inc-y full-y; do
+			rm -rf "$work/s-tr-$t"
+			cp -a "$state" "$work/s-tr-$t"
+			fl=
+			[ "$t" = full-y ] && fl=--full
+			# shellcheck disable=SC2086
+			trace_reads "$im" "$t" "$E2SECRM" -y --skip-zero $fl \
+				--state-dir "$work/s-tr-$t" "$img"
+			cp --sparse=always "$img2" "$img" && sync || exit 8
+		done
 		rm -rf "$work/s-full-y"
 		cp -a "$state" "$work/s-full-y"
 		timed "$im" inc-y 1 "$E2SECRM" -y --skip-zero --state-dir "$state" \

@@ -476,9 +476,10 @@ def inc_main(tsv, facts_path, out, e2secrm):
              "the image, traced by readset.py (strace) in a separate, untimed "
              "run; rchar is what the timed run's read calls returned "
              "(/proc/PID/io, repeats and holes included); device reads are "
-             "GNU time's inputs, cold.  Ratios of `-n` rows use the distinct "
-             "bytes; `-y` rows are not traced (each would need its own "
-             "copy), so theirs use rchar.  Device reads are not comparable "
+             "GNU time's inputs, cold.  Ratios use the distinct bytes "
+             "(a `-y` run is traced on the work copy before the timed one, "
+             "and the churned image put back after; rchar where a row has "
+             "no trace).  Device reads are not comparable "
              "across copies: `--full -y` runs on a `cp --sparse=always` copy "
              "of the churned image, where the blocks the clean run zeroed "
              "(the journal's stale copies, free space) became holes, read "
@@ -489,7 +490,7 @@ def inc_main(tsv, facts_path, out, e2secrm):
              "run's, the plan (`jq -S .actions` of `--json-plan`) equal to "
              "`--full`'s.")
     L.append("")
-    L.append("### Where the `-n` runs' bytes go (distinct bytes, strace)")
+    L.append("### Where the runs' bytes go (distinct bytes, strace)")
     L.append("")
     L.append("| churn | command | journal | inode tables | bitmaps | "
              "superblock + descriptors | the rest (directories, maps, +s "
@@ -497,7 +498,7 @@ def inc_main(tsv, facts_path, out, e2secrm):
     L.append("|---|---|---|---|---|---|---|---|")
     for im in churns:
         f = facts.get(im, {})
-        for t in ("inc-n", "full-n"):
+        for t in ("inc-n", "full-n", "inc-y", "full-y"):
             k = lambda c: f.get("split_%s_%s" % (t, c))
             if k("journal") is None:
                 continue
