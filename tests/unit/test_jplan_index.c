@@ -81,6 +81,10 @@ static void make_block(unsigned char *b)
 	assert_true(off == BS);
 }
 
+/*
+ * The index's varints, read here on their own: a reader shared with the
+ * code under test would agree with any mistake it made.
+ */
 static int get_varint(const unsigned char **p, const unsigned char *end,
 		      __u32 *v)
 {

@@ -384,6 +384,49 @@ static void test_names_index(void **state)
 	e2sr_rf_free(&f);
 }
 
+static const unsigned char mixed_ix[] = { 3, 1, 4, 1, 5 };
+
+/*
+ * Facts of eight positions with something of each kind, some of it no
+ * longer named: 2 records with a run, then forgotten; 3 a jbd2 block
+ * (its bytes in @b); 4 trusted records with a run, and a names index;
+ * 6 an index, then claimed under a tag (the index goes).  The bytes of
+ * data no position names any more: their count.
+ */
+static size_t mixed_facts(struct e2sr_ring_facts *f, unsigned char *b)
+{
+	struct e2sr_rf_writer w;
+	size_t gone;
+
+	facts_of_eight(f, 1024);
+	e2sr_rf_recs_begin(&w, f, 2, 0);
+	e2sr_rf_recs_add(&w, 1, 11);
+	e2sr_rf_recs_run(&w, 1000, 8);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	gone = f->ndata;
+	memset(b, 0, 1024);
+	b[0] = 0xC0;
+	b[1] = 0x3B;
+	b[2] = 0x39;
+	b[3] = 0x98;
+	b[12] = 7;
+	b[1020] = 0xaa;
+	assert_int_equal(e2sr_rf_put_jbd2(f, 3, b), 0);
+	e2sr_rf_recs_begin(&w, f, 4, 1);
+	e2sr_rf_recs_add(&w, 5, 22);
+	e2sr_rf_recs_run(&w, 77, 3);
+	assert_int_equal(e2sr_rf_recs_end(&w), 0);
+	f->bits[4 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(f, 4, mixed_ix, sizeof(mixed_ix)),
+			 0);
+	f->bits[6 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
+	assert_int_equal(e2sr_rf_put_index(f, 6, mixed_ix, 2), 0);
+	gone += 1 + 2;
+	e2sr_rf_forget(f, 2);
+	e2sr_rf_set_key(f, 6, 99, 1, 2, 0, 1);
+	return gone;
+}
+
 /*
  * What a position no longer names (forgotten, zeroed, claimed under
  * another tag) is not kept: the data is packed, and every position that
@@ -391,9 +434,7 @@ static void test_names_index(void **state)
  */
 static void test_packed(void **state)
 {
-	static const unsigned char ix[] = { 3, 1, 4, 1, 5 };
 	struct e2sr_ring_facts f, g;
-	struct e2sr_rf_writer w;
 	struct e2sr_rf_reader r;
 	struct e2sr_rf_rec rec;
 	const unsigned char *p;
@@ -404,33 +445,7 @@ static void test_packed(void **state)
 	void *buf;
 
 	(void)state;
-	facts_of_eight(&f, 1024);
-	/* Position 2: records with a run, then forgotten. */
-	e2sr_rf_recs_begin(&w, &f, 2, 0);
-	e2sr_rf_recs_add(&w, 1, 11);
-	e2sr_rf_recs_run(&w, 1000, 8);
-	assert_int_equal(e2sr_rf_recs_end(&w), 0);
-	gone = f.ndata;
-	memset(b, 0, sizeof(b));
-	b[0] = 0xC0;
-	b[1] = 0x3B;
-	b[2] = 0x39;
-	b[3] = 0x98;
-	b[12] = 7;
-	b[1020] = 0xaa;
-	assert_int_equal(e2sr_rf_put_jbd2(&f, 3, b), 0);
-	e2sr_rf_recs_begin(&w, &f, 4, 1);
-	e2sr_rf_recs_add(&w, 5, 22);
-	e2sr_rf_recs_run(&w, 77, 3);
-	assert_int_equal(e2sr_rf_recs_end(&w), 0);
-	f.bits[4 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
-	assert_int_equal(e2sr_rf_put_index(&f, 4, ix, sizeof(ix)), 0);
-	/* Position 6: an index, then claimed under a tag: dropped. */
-	f.bits[6 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
-	assert_int_equal(e2sr_rf_put_index(&f, 6, ix, 2), 0);
-	gone += 1 + 2;
-	e2sr_rf_forget(&f, 2);
-	e2sr_rf_set_key(&f, 6, 99, 1, 2, 0, 1);
+	gone = mixed_facts(&f, b);
 
 	assert_int_equal(e2sr_rf_encode(&f, &buf, &len), 0);
 	/* Less than the header (56 bytes) and what is kept alone. */
@@ -448,8 +463,8 @@ static void test_packed(void **state)
 	assert_true(pblk == 77 && l == 3);
 	assert_false(e2sr_rf_recs_next(&r, &rec));
 	assert_true(e2sr_rf_get_index(&g, 4, &p, &plen));
-	assert_int_equal(plen, sizeof(ix));
-	assert_memory_equal(p, ix, sizeof(ix));
+	assert_int_equal(plen, sizeof(mixed_ix));
+	assert_memory_equal(p, mixed_ix, sizeof(mixed_ix));
 	assert_false(e2sr_rf_get_index(&g, 6, &p, &plen));
 	assert_true(e2sr_rf_key_is(&g, 6, 99, 1, 2, 0));
 	free(buf);
@@ -468,7 +483,6 @@ static void test_packed(void **state)
  */
 static void test_adopt(void **state)
 {
-	static const unsigned char ix[] = { 2, 7, 1, 8 };
 	struct e2sr_ring_facts f, one, all, other;
 	struct e2sr_rf_writer w;
 	struct e2sr_rf_reader r;
@@ -481,28 +495,7 @@ static void test_adopt(void **state)
 	__u32 pos;
 
 	(void)state;
-	facts_of_eight(&f, 1024);
-	e2sr_rf_recs_begin(&w, &f, 2, 0);
-	e2sr_rf_recs_add(&w, 1, 11);
-	e2sr_rf_recs_run(&w, 1000, 8);
-	assert_int_equal(e2sr_rf_recs_end(&w), 0);
-	memset(b, 0, sizeof(b));
-	b[0] = 0xC0;
-	b[1] = 0x3B;
-	b[2] = 0x39;
-	b[3] = 0x98;
-	b[12] = 5;
-	assert_int_equal(e2sr_rf_put_jbd2(&f, 3, b), 0);
-	e2sr_rf_recs_begin(&w, &f, 4, 0);
-	e2sr_rf_recs_add(&w, 6, 33);
-	e2sr_rf_recs_run(&w, 50, 2);
-	assert_int_equal(e2sr_rf_recs_end(&w), 0);
-	f.bits[4 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
-	assert_int_equal(e2sr_rf_put_index(&f, 4, ix, sizeof(ix)), 0);
-	f.bits[6 - 1] |= E2SR_RF_KNOWN | E2SR_RF_STALE;
-	assert_int_equal(e2sr_rf_put_index(&f, 6, ix, 2), 0);
-	e2sr_rf_forget(&f, 2);
-	e2sr_rf_set_key(&f, 6, 99, 1, 2, 0, 1);
+	mixed_facts(&f, b);
 	had = f.ndata;
 
 	facts_of_eight(&one, 1024);
@@ -520,8 +513,8 @@ static void test_adopt(void **state)
 	assert_int_equal(all.off[4 - 1], f.off[4 - 1]);
 	assert_false(e2sr_rf_get_index(&all, 6, &p, &plen));
 	assert_true(e2sr_rf_get_index(&all, 4, &p, &plen));
-	assert_int_equal(plen, sizeof(ix));
-	assert_memory_equal(p, ix, sizeof(ix));
+	assert_int_equal(plen, sizeof(mixed_ix));
+	assert_memory_equal(p, mixed_ix, sizeof(mixed_ix));
 	all.base = NULL;
 	assert_int_equal(e2sr_rf_encode(&one, &buf1, &len1), 0);
 	assert_int_equal(e2sr_rf_encode(&all, &buf2, &len2), 0);
@@ -540,6 +533,9 @@ static void test_adopt(void **state)
 	assert_true(e2sr_rf_recs_open(&all, 7, &r));
 	assert_true(e2sr_rf_recs_next(&r, &rec));
 	assert_true(rec.slot == 2 && rec.generation == 44);
+	assert_true(e2sr_rf_recs_open(&all, 4, &r));
+	assert_true(e2sr_rf_recs_next(&r, &rec));
+	assert_true(rec.slot == 5 && rec.generation == 22);
 
 	/* Refused: facts written to already, or of another log. */
 	assert_int_equal(e2sr_rf_adopt(&all, &f),
