@@ -29,7 +29,6 @@
 struct since_io {
 	io_channel		inner;		/* the filesystem's channel */
 	struct e2sr_ctx		*ctx;
-	unsigned char		*copy;		/* one block */
 	unsigned char		*disk;		/* ring_check: one block */
 };
 
@@ -74,7 +73,12 @@ static const struct e2sr_version *answer(struct e2sr_ctx *ctx, blk64_t blk)
 	return v;
 }
 
-/* Block @blk from its newest copy logged since: *@got 0 when none is. */
+/*
+ * Block @blk from its newest copy logged since, into @out (the caller's
+ * buffer, read into directly: a table block the live pass reads is a
+ * pread of its copy, not one and a copy more); *@got 0 when none is,
+ * and @out untouched.
+ */
 static errcode_t from_log(struct since_io *s, blk64_t blk,
 			  unsigned char *out, int *got)
 {
@@ -119,7 +123,7 @@ static errcode_t since_read_blk64(io_channel io, unsigned long long block,
 	if (count <= 0 || bs != s->ctx->fs->blocksize)
 		return io_channel_read_blk64(s->inner, block, count, data);
 	for (b = block; b < block + (unsigned int)count; b++) {
-		err = from_log(s, b, s->copy, &got);
+		err = from_log(s, b, p + (b - block) * bs, &got);
 		if (err)
 			return err;
 		if (!got)
@@ -131,7 +135,6 @@ static errcode_t since_read_blk64(io_channel io, unsigned long long block,
 			if (err)
 				return err;
 		}
-		memcpy(p + (b - block) * bs, s->copy, bs);
 		run = b + 1;
 	}
 	if (run < block + (unsigned int)count)
@@ -246,8 +249,6 @@ errcode_t e2sr_since_io_push(struct e2sr_ctx *ctx)
 	err = ext2fs_get_memzero(sizeof(*io), &io);
 	if (!err)
 		err = ext2fs_get_memzero(sizeof(*s), &s);
-	if (!err)
-		err = ext2fs_get_mem(fs->blocksize, &s->copy);
 	if (!err && ctx->since.ring_check)
 		err = ext2fs_get_mem(fs->blocksize, &s->disk);
 	if (err)
@@ -262,7 +263,6 @@ errcode_t e2sr_since_io_push(struct e2sr_ctx *ctx)
 	return 0;
 fail:
 	if (s) {
-		ext2fs_free_mem(&s->copy);
 		ext2fs_free_mem(&s->disk);
 		ext2fs_free_mem(&s);
 	}
@@ -311,7 +311,6 @@ void e2sr_since_io_pop(struct e2sr_ctx *ctx)
 		return;
 	s = io->private_data;
 	fs->io = s->inner;
-	ext2fs_free_mem(&s->copy);
 	ext2fs_free_mem(&s->disk);
 	ext2fs_free_mem(&s);
 	ext2fs_free_mem(&io);
