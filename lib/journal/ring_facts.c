@@ -320,8 +320,13 @@ errcode_t e2sr_rf_adopt(struct e2sr_ring_facts *to,
 	if (to->ndata || to->first != from->first || to->last != from->last ||
 	    !from->bits || from->broken)
 		return EXT2_ET_INVALID_ARGUMENT;
-	if (from->ndata && put(to, from->data, from->ndata))
+	/* Not put(): without room @to stays whole, to be copied into. */
+	if (from->ndata &&
+	    e2sr_array_room(&to->data, &to->adata, from->ndata, 1))
 		return EXT2_ET_NO_MEMORY;
+	if (from->ndata)
+		memcpy(to->data, from->data, from->ndata);
+	to->ndata = from->ndata;
 	to->base = from;
 	return 0;
 }
