@@ -95,7 +95,9 @@ drop() { sync; quiet; echo 3 >/proc/sys/vm/drop_caches; }
 # written nothing for a second.  After a copy of the image (the second
 # copy, the put-backs after the traced -y runs) ext4 goes on writing for
 # a while after sync returns, and a cold run timed meanwhile pays for it:
-# a full -y took 1.84 s there against 1.22 s on a quiet disk.
+# a full -y took 1.84 s there against 1.22 s on a quiet disk.  This only
+# waits for that: it does not make the host steady (a later bench run's
+# full -y took 3.15 s with it).
 quiet() {
 	local dev w0 w1 i
 
