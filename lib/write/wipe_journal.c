@@ -43,6 +43,20 @@ static int is_descriptor(const struct e2sr_action *a)
 }
 
 /*
+ * The classes of journal writes, in the plan's order, each flushed
+ * before the next begins: shared copies in part, copies whole, then the
+ * transactions sealed again (a descriptor with its copies after it).
+ */
+enum write_class { CLASS_PARTS, CLASS_WHOLE, CLASS_SEALED };
+
+static enum write_class write_class(const struct e2sr_action *a)
+{
+	if (is_descriptor(a))
+		return CLASS_SEALED;
+	return a->len ? CLASS_PARTS : CLASS_WHOLE;
+}
+
+/*
  * Copies shared with other files' residue, in blocks that follow each
  * other in the log and on the device, up to @max: how many actions of
  * @a[0..n) their parts take, and in *@blocks how many blocks.
@@ -321,6 +335,7 @@ errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 	unsigned char *buf = NULL;
 	size_t i, end, max, k, blocks;
 	blk64_t *done = &ctx->stats.wiped[E2SR_KIND_JOURNAL][0];
+	enum write_class cls, prev = CLASS_PARTS;
 	errcode_t err;
 
 	if (!j)
@@ -336,13 +351,19 @@ errcode_t e2sr_wipe_journal_apply(struct e2sr_ctx *ctx,
 			err = E2SR_ERR_CANCELLED;
 			break;
 		}
-		/* A class ends: what it wrote goes out before the next. */
-		if (i && (!a[i].len != !a[i - 1].len ||
-			  is_descriptor(&a[i]) != is_descriptor(&a[i - 1]))) {
+		/*
+		 * A class ends: what it wrote goes out before the next.  A
+		 * sealed transaction is written in one piece with its
+		 * copies and depends on no other, so the next one follows
+		 * without a flush between them.
+		 */
+		cls = write_class(&a[i]);
+		if (i && cls != prev) {
 			err = io_channel_flush(j->io);
 			if (err)
 				break;
 		}
+		prev = cls;
 		if (a[i].len) {
 			end = i + parts_run(j, a + i, n - i, max, &blocks);
 			err = journal_parts(ctx, a + i, end - i, blocks, buf);
