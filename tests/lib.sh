@@ -106,6 +106,44 @@ kumount() {
 	umount "$T/mnt" && MNT_DEV=
 }
 
+# fc_crash_corpus IMG TOKEN NAME: a 16M fast_commit file system left by
+# a crash (xfs_io shutdown) in which fast commits alone knew a +s file,
+# $T/mnt/d/NAME: made, written (TOKEN-SECRET-$$), fsync'ed and removed,
+# its inode given to the next file (TOKEN-AFTER-$$, fsync'ed).  A full
+# commit between the fsync and the next one (another process's sync)
+# leaves nothing on the disk that names the file (e2secrm(7), LIMITS), so
+# a try whose image e2secrm sees no secure-delete inode in is made again,
+# three times at most.  0: made; 1: the mount failed; 2: every try was
+# split so.
+fc_crash_corpus() {
+	img=$1 tok=$2 name=$3 try=0
+	while [ $try -lt 3 ]; do
+		try=$((try + 1))
+		mkimg "$img" 16M -t ext4 -b 1024 -O fast_commit
+		# commit=600: no timed full commit ends the fast commits.
+		kmount "$img" commit=600 || return 1
+		mkdir "$T/mnt/d"
+		canary "$T/mnt/d/keep" "$tok-KEEP-$$" 20000
+		sync -f "$T/mnt"
+		: >"$T/mnt/d/$name"
+		chattr +s "$T/mnt/d/$name"
+		canary "$T/mnt/d/$name" "$tok-SECRET-$$" 30000
+		xfs_io -c fsync "$T/mnt/d/$name"
+		rm "$T/mnt/d/$name"
+		canary "$T/mnt/d/after" "$tok-AFTER-$$" 5000
+		xfs_io -c fsync "$T/mnt/d/after"
+		xfs_io -x -c shutdown "$T/mnt"
+		kumount
+		"$E2SECRM" -n "$img" >"$T/corpus.out" 2>&1
+		if grep -q 'fast commit.*replayed' "$T/corpus.out" &&
+		   grep -q ': [1-9][0-9]* secure-delete inode' "$T/corpus.out"
+		then
+			return 0
+		fi
+	done
+	return 2
+}
+
 # fc_stat FC_INFO KEY: a count of /proc/fs/ext4/DEV/fc_info ("commits",
 # "ineligible"...).
 fc_stat() {

@@ -506,27 +506,10 @@ fi
 # Fast commits after a kernel crash: the faults land in the jbd2 replay,
 # the fast-commit replay and the wipe of a +s file only they knew.
 F=$T/fc.img
-mkimg "$F" 16M -t ext4 -b 1024 -O fast_commit
-if kmount "$F" commit=600; then
-	mkdir "$M/d"
-	canary "$M/d/keep" "FAULT-FC-KEEP-$$" 20000
-	sync -f "$M"
-	: >"$M/d/FAULT-FC-SECRET-name"
-	chattr +s "$M/d/FAULT-FC-SECRET-name"
-	canary "$M/d/FAULT-FC-SECRET-name" "FAULT-FC-SECRET-$$" 30000
-	xfs_io -c fsync "$M/d/FAULT-FC-SECRET-name"
-	rm "$M/d/FAULT-FC-SECRET-name"
-	canary "$M/d/after" "FAULT-FC-AFTER-$$" 5000
-	xfs_io -c fsync "$M/d/after"
-	xfs_io -x -c shutdown "$M"
-	kumount
-	if "$E2SECRM" -n "$F" 2>/dev/null | grep -q 'fast commit.*replayed'
-	then
-		fault_image "fast commits after a crash" "$F" \
-			"FAULT-FC-SECRET"
-	else
-		fail "fault: fast commits: corpus" "no fast commit pending"
-	fi
-else
-	fail "fault: fast commits: corpus" "mount failed"
-fi
+fc_crash_corpus "$F" FAULT-FC FAULT-FC-SECRET-name
+case $? in
+0)	fault_image "fast commits after a crash" "$F" "FAULT-FC-SECRET" ;;
+1)	fail "fault: fast commits: corpus" "mount failed" ;;
+*)	fail "fault: fast commits: corpus" \
+		"a full commit came between in each of three tries" ;;
+esac

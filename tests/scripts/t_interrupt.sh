@@ -213,27 +213,10 @@ fi
 # replay, in the fast-commit replay's blocks (written from the overlay)
 # or in the wipe of a +s file only the fast commits knew.
 F=$T/fc.img
-mkimg "$F" 16M -t ext4 -b 1024 -O fast_commit
-# commit=600: no timed full commit may end the fast commits first.
-if kmount "$F" commit=600; then
-	mkdir "$M/d"
-	canary "$M/d/keep" "CUT-FC-KEEP-$$" 20000
-	sync -f "$M"
-	: >"$M/d/sec"
-	chattr +s "$M/d/sec"
-	canary "$M/d/sec" "CUT-FC-SECRET-$$" 30000
-	xfs_io -c fsync "$M/d/sec"
-	rm "$M/d/sec"
-	canary "$M/d/after" "CUT-FC-AFTER-$$" 5000
-	xfs_io -c fsync "$M/d/after"
-	xfs_io -x -c shutdown "$M"
-	kumount
-	if "$E2SECRM" -n "$F" 2>/dev/null | grep -q 'fast commit.*replayed'
-	then
-		cut_all "interrupt: fast commits after a crash" "$F"
-	else
-		fail "interrupt: fast commits: corpus" "no fast commit pending"
-	fi
-else
-	fail "interrupt: fast commits: corpus" "mount failed"
-fi
+fc_crash_corpus "$F" CUT-FC sec
+case $? in
+0)	cut_all "interrupt: fast commits after a crash" "$F" ;;
+1)	fail "interrupt: fast commits: corpus" "mount failed" ;;
+*)	fail "interrupt: fast commits: corpus" \
+		"a full commit came between in each of three tries" ;;
+esac
