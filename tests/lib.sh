@@ -112,12 +112,15 @@ kumount() {
 # its inode given to the next file (TOKEN-AFTER-$$, fsync'ed).  A full
 # commit between the fsync and the next one (another process's sync)
 # leaves nothing on the disk that names the file (e2secrm(7), LIMITS), so
-# a try whose image e2secrm sees no secure-delete inode in is made again,
-# three times at most.  0: made; 1: the mount failed; 2: every try was
-# split so.
+# the bytes are made beside the mount and copied in (the window is the
+# copies' and the fsyncs'), and a try whose image e2secrm sees no
+# secure-delete inode in is made again, five times at most.  0: made;
+# 1: the mount failed; 2: every try was split so.
 fc_crash_corpus() {
 	img=$1 tok=$2 name=$3 try=0
-	while [ $try -lt 3 ]; do
+	canary "$T/fcc.secret" "$tok-SECRET-$$" 30000
+	canary "$T/fcc.after" "$tok-AFTER-$$" 5000
+	while [ $try -lt 5 ]; do
 		try=$((try + 1))
 		mkimg "$img" 16M -t ext4 -b 1024 -O fast_commit
 		# commit=600: no timed full commit ends the fast commits.
@@ -127,10 +130,10 @@ fc_crash_corpus() {
 		sync -f "$T/mnt"
 		: >"$T/mnt/d/$name"
 		chattr +s "$T/mnt/d/$name"
-		canary "$T/mnt/d/$name" "$tok-SECRET-$$" 30000
+		cat "$T/fcc.secret" >>"$T/mnt/d/$name"
 		xfs_io -c fsync "$T/mnt/d/$name"
 		rm "$T/mnt/d/$name"
-		canary "$T/mnt/d/after" "$tok-AFTER-$$" 5000
+		cp "$T/fcc.after" "$T/mnt/d/after"
 		xfs_io -c fsync "$T/mnt/d/after"
 		xfs_io -x -c shutdown "$T/mnt"
 		kumount
@@ -138,9 +141,11 @@ fc_crash_corpus() {
 		if grep -q 'fast commit.*replayed' "$T/corpus.out" &&
 		   grep -q ': [1-9][0-9]* secure-delete inode' "$T/corpus.out"
 		then
+			rm -f "$T/fcc.secret" "$T/fcc.after"
 			return 0
 		fi
 	done
+	rm -f "$T/fcc.secret" "$T/fcc.after"
 	return 2
 }
 

@@ -511,5 +511,5 @@ case $? in
 0)	fault_image "fast commits after a crash" "$F" "FAULT-FC-SECRET" ;;
 1)	fail "fault: fast commits: corpus" "mount failed" ;;
 *)	fail "fault: fast commits: corpus" \
-		"a full commit came between in each of three tries" ;;
+		"a full commit came between in each of five tries" ;;
 esac

@@ -218,5 +218,5 @@ case $? in
 0)	cut_all "interrupt: fast commits after a crash" "$F" ;;
 1)	fail "interrupt: fast commits: corpus" "mount failed" ;;
 *)	fail "interrupt: fast commits: corpus" \
-		"a full commit came between in each of three tries" ;;
+		"a full commit came between in each of five tries" ;;
 esac
