@@ -319,15 +319,13 @@ static errcode_t journal_sealed(struct e2sr_ctx *ctx,
 	}
 	ctx->stats.write_calls++;
 	/*
-	 * Of the span, only the descriptor, the copies wiped and those
-	 * whose tags changed are written with other bytes: the rest goes
-	 * back as it was read, and what the run learnt of it still holds
-	 * (ring_since.c reads back only the blocks noted here).
+	 * Of the span, only the descriptor and the copies it seals (those
+	 * wiped, a[1..k), are among them: see above) are written with
+	 * other bytes; the rest goes back as it was read, and what the run
+	 * learnt of it still holds (ring_since.c reads back only the
+	 * blocks noted here).
 	 */
 	e2sr_journal_note_write(j, desc, 1);
-	for (i = 1; i < k; i++)
-		if (a[i].blk != a[i - 1].blk)
-			e2sr_journal_note_write(j, (__u32)a[i].blk, 1);
 	for (s = lo; s < hi; s++)
 		e2sr_journal_note_write(j, plan->seals[s].jblock, 1);
 	return io_channel_write_blk64(j->io, phys, span, buf);
