@@ -107,14 +107,16 @@ kumount() {
 }
 
 # fc_crash_corpus IMG TOKEN NAME: a 16M fast_commit file system left by
-# a crash (xfs_io shutdown) in which fast commits alone knew a +s file,
-# $T/mnt/d/NAME: made, written (TOKEN-SECRET-$$), fsync'ed and removed,
+# a crash (xfs_io shutdown), meant to hold a +s file only fast commits
+# knew, $T/mnt/d/NAME: made, written (TOKEN-SECRET-$$), fsync'ed, removed,
 # its inode given to the next file (TOKEN-AFTER-$$, fsync'ed).  A full
 # commit between the fsync and the next one (another process's sync)
 # leaves nothing on the disk that names the file (e2secrm(7), LIMITS), so
 # the bytes are made beside the mount and copied in (the window is the
 # copies' and the fsyncs'), and a try whose image e2secrm sees no
-# secure-delete inode in is made again, five times at most.  0: made;
+# secure-delete inode in is made again, five times at most (one whose
+# record a full commit caught before the removal is taken: the faults
+# are what the tests are about).  0: made;
 # 1: the mount failed; 2: every try was split so.
 fc_crash_corpus() {
 	img=$1 tok=$2 name=$3 try=0
