@@ -57,9 +57,14 @@ uint64_t count_bytes(const struct run_counts *c, unsigned int blocksize)
 	return n * blocksize;
 }
 
-/* A deleted or journal-only secure-delete file whose map is gone. */
+/*
+ * A deleted or journal-only secure-delete file whose map is gone, or
+ * one in use whose windows no bitmap copy accounts for.
+ */
 int file_map_lost(const struct e2sr_file *f)
 {
+	if (f->state == E2SR_STATE_LIVE)
+		return !!(f->map_status & E2SR_MAP_UNPROVEN);
 	return (f->state == E2SR_STATE_DELETED ||
 		f->state == E2SR_STATE_HISTORIC) &&
 	       (f->map_status & E2SR_MAP_LOST);
@@ -72,6 +77,8 @@ int file_map_lost(const struct e2sr_file *f)
  */
 const char *file_loss_key(const struct e2sr_file *f)
 {
+	if (f->state == E2SR_STATE_LIVE)
+		return "map_incomplete";	/* E2SR_MAP_UNPROVEN */
 	if (f->map_status & E2SR_MAP_EMPTY)
 		return "map_gone";
 	if ((f->map_status & E2SR_MAP_DAMAGED) &&

@@ -151,10 +151,10 @@ static void put_lost(FILE *f, const struct sample_labels *l,
 			if (!strcmp(file_loss_key(file), why[w]))
 				n[w]++;
 	}
-	put_family(f, "e2secrm_maps_lost", "gauge", "Deleted secure-delete "
-		   "files of the last run whose block map is lost (gone, "
-		   "possibly incomplete, damaged): their data may remain in "
-		   "free space (exit bit 4).");
+	put_family(f, "e2secrm_maps_lost", "gauge", "Secure-delete files "
+		   "of the last run whose block map is lost (deleted: gone, "
+		   "possibly incomplete, damaged; in use: incomplete): their "
+		   "data may remain in free space (exit bit 4).");
 	for (w = 0; w < 3; w++) {
 		put_name(f, "e2secrm_maps_lost", l, "reason", why[w]);
 		fprintf(f, "%zu\n", n[w]);

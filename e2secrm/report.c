@@ -124,6 +124,8 @@ static void print_map_status(const struct e2sr_file *f)
 		printf(" map-partly-reused");
 	if (f->map_status & E2SR_MAP_DAMAGED)
 		printf(" map-damaged(%s)", error_message(f->map_error));
+	if (f->map_status & E2SR_MAP_UNPROVEN)
+		printf(" map-incomplete(a window no bitmap copy accounts for)");
 }
 
 /*

@@ -246,6 +246,7 @@ enum left_kind {
 	LEFT_MAP_GONE,		/* no map anywhere */
 	LEFT_MAP_UNPROVEN,	/* fast commits that named part of it gone */
 	LEFT_MAP_DAMAGED,	/* part of it unreadable or in use again */
+	LEFT_LIVE_UNPROVEN,	/* in use, a window unaccounted for */
 	LEFT_KIND_COUNT
 };
 
@@ -262,6 +263,8 @@ static enum left_kind left_kind_of(const struct e2sr_ctx *ctx,
 	if (f->ea_owner && f->state == E2SR_STATE_LIVE &&
 	    !owner_live(ctx, f->ea_owner))
 		return LEFT_EA_SHARED;
+	if (f->state == E2SR_STATE_LIVE && file_map_lost(f))
+		return LEFT_LIVE_UNPROVEN;
 	if ((f->state == E2SR_STATE_DELETED ||
 	     f->state == E2SR_STATE_HISTORIC) &&
 	    (f->map_status & E2SR_MAP_EMPTY))
@@ -319,6 +322,15 @@ static void print_left_file(const struct cmd_opts *o,
 		       "(%s); data blocks under it may remain in free space\n",
 		       o->device, f->ino, map_damage(f));
 		break;
+	case LEFT_LIVE_UNPROVEN:
+		printf("%s: inode %u (in use): blocks %s between two full "
+		       "commits were logged only by fast commits gone since, "
+		       "and the bitmaps of that transaction cannot be read; "
+		       "data blocks may remain in free space\n", o->device,
+		       f->ino, LINUX_S_ISDIR(f->mode) ?
+		       "a file made in this directory may have had" :
+		       "it may have had and given back");
+		break;
 	default:
 		break;
 	}
@@ -371,6 +383,16 @@ static const struct {
 		"secure-delete files lost part of their block maps",
 		"it could not be read",
 		"those parts could not be read" },
+	[LEFT_LIVE_UNPROVEN] = {
+		"secure-delete file in use may have had blocks no map shows",
+		"secure-delete files in use may have had blocks no map shows",
+		"blocks it (a directory: a file made in it) had between two "
+		"full commits were logged only by fast commits gone since, "
+		"and the bitmaps of that transaction cannot be read",
+		"blocks they (directories: files made in them) had between "
+		"two full commits were logged only by fast commits gone "
+		"since, and the bitmaps of those transactions cannot be "
+		"read" },
 };
 
 /*
@@ -420,7 +442,7 @@ static void report_left_files(const struct e2sr_ctx *ctx,
 		putchar('\n');
 	}
 	lost = l[LEFT_MAP_GONE].n + l[LEFT_MAP_UNPROVEN].n +
-	       l[LEFT_MAP_DAMAGED].n;
+	       l[LEFT_MAP_DAMAGED].n + l[LEFT_LIVE_UNPROVEN].n;
 	if (lost)
 		printf("%s: data blocks %s had may remain in free space: %s\n",
 		       o->device, lost == 1 ? "that file" : "those files",

@@ -82,6 +82,11 @@ enum e2sr_extent_kind {
 					/* what it mapped (blockmap.c) */
 #define E2SR_MAP_KEPT		0x0080	/* the map the last run kept of */
 					/* it, live then (since.c) */
+#define E2SR_MAP_UNPROVEN	0x0100	/* in use: what it (a directory: */
+					/* a file made in it) may have */
+					/* had between two full commits */
+					/* cannot be accounted for */
+					/* (discover_owners.c) */
 /* What of a deleted map may have pointed to blocks we cannot know. */
 #define E2SR_MAP_LOST		(E2SR_MAP_EMPTY | E2SR_MAP_DAMAGED | \
 				 E2SR_MAP_REUSED)

@@ -247,9 +247,10 @@ errcode_t e2sr_disc_check_unseen(struct discover *d, size_t first, size_t end,
 	 * only the fast commits since written over named it.  The
 	 * transactions in which the directory's entries changed are the
 	 * windows such a file may have lived in, as for a file written in
-	 * them.  Where one cannot be accounted for, nothing is said of the
-	 * directory: no loss of its own, and a life no copy shows is the
-	 * limit e2secrm(7) states.
+	 * them.  Where one cannot be accounted for (its bitmap copies fail
+	 * their tags, or it never committed), what such a file had may
+	 * remain: a loss of the directory's, E2SR_MAP_UNPROVEN, as a
+	 * deleted file's map is (exit bit 4, --all-free-if-lost).
 	 */
 	err = ext2fs_get_array(end - first, sizeof(*w), &w);
 	if (err)
@@ -304,6 +305,14 @@ errcode_t e2sr_disc_check_unseen(struct discover *d, size_t first, size_t end,
 		file->map_status |= E2SR_MAP_DAMAGED;
 		if (!file->map_error)
 			file->map_error = E2SR_ERR_MAP_UNPROVEN;
+	} else if (!whole && file->state == E2SR_STATE_LIVE) {
+		/*
+		 * A file in use keeps its map, but not what it gained and
+		 * lost in a window (truncated, punched), nor, for a
+		 * directory, the files made in it then: a loss all the
+		 * same, that only a wipe of all free space answers.
+		 */
+		file->map_status |= E2SR_MAP_UNPROVEN;
 	}
 out:
 	ext2fs_free_mem(&w);

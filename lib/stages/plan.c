@@ -204,9 +204,10 @@ static errcode_t plan_list(struct e2sr_ctx *ctx)
 
 /*
  * Whether something may have left residue no history traces: a gap in
- * the journal's history, losses an earlier run could not answer, or a
- * deleted file's map lost, counted as the plan counts it below (a file
- * a live entry names is e2fsck's, not lost).
+ * the journal's history, losses an earlier run could not answer, a
+ * deleted file's map lost, or what a file in use had in a window no
+ * bitmap copy accounts for, counted as the plan counts them below (a
+ * file a live entry names is e2fsck's, not lost).
  */
 static int untraced(const struct e2sr_ctx *ctx)
 {
@@ -218,6 +219,9 @@ static int untraced(const struct e2sr_ctx *ctx)
 		return 1;
 	for (i = 0; i < ctx->inv.count; i++) {
 		f = &ctx->inv.files[i];
+		if (f->state == E2SR_STATE_LIVE &&
+		    (f->map_status & E2SR_MAP_UNPROVEN))
+			return 1;
 		if (f->state == E2SR_STATE_LIVE ||
 		    f->state == E2SR_STATE_ORPHAN ||
 		    f->state == E2SR_STATE_UNCLEAR ||
@@ -308,8 +312,12 @@ errcode_t e2sr_plan_build(struct e2sr_ctx *ctx)
 			}
 			plan_extent(ctx, set, e);
 		}
-		if (file->state == E2SR_STATE_LIVE)
+		if (file->state == E2SR_STATE_LIVE) {
+			/* Its windows, unaccounted for: blocks unknown. */
+			if (file->map_status & E2SR_MAP_UNPROVEN)
+				plan->unrecoverable++;
 			continue;
+		}
 		if (file->state == E2SR_STATE_DELETED) {
 			err = plan_add_inode(plan, file->ino);
 			if (err)

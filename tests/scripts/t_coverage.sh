@@ -56,6 +56,12 @@
 #       --all-free takes its bytes, and the live files stay.  Made in a
 #       +s directory (its flag inherited) on fast_commit, the directory's
 #       changes are the windows it may have lived in: a plain -y wipes it
+#   12b the same in a +s directory, the journal then flushed (fsfreeze:
+#       its transactions stale, not replayed) and each block bitmap
+#       copy in them made to fail its tag: no window of the directory
+#       can be accounted for, and the file's bytes stay in free space.
+#       The run says the directory's loss (exit 5, map_incomplete);
+#       --all-free-if-lost takes the bytes
 . "$(dirname "$0")/../lib.sh"
 
 why=$(can_loop_mount)
@@ -1293,3 +1299,94 @@ for how in fast_commit no_fast_commit fast_commit_sdir; do
 	fi
 	rm -f "$I"
 done
+
+# ---- 12b: a +s directory's window no bitmap copy accounts for --------
+# As hidden_life's fast_commit_sdir, with the log flushed after the
+# file's transaction: the copies stay in the log, stale.  Each stale
+# copy of a block bitmap is then made to fail its tag, as a torn write
+# would, and the windows prove nothing.  Before, a plain -y said nothing
+# of the directory (exit 1) and the file's bytes stayed.  A try whose
+# run does not see the window (another process's sync split the
+# transactions) is made again, three times at most.
+name="coverage 12b (a +s directory's window, its bitmap copies unreadable)"
+I=$T/c12b.img
+TOK=COV12B-SECRET-$$
+try=0 ready=0
+while [ "$try" -lt 3 ] && [ "$ready" = 0 ]; do
+	try=$((try + 1))
+	mkimg "$I" 16M -t ext4 -b 1024 -O fast_commit
+	kmount "$I" commit=600 || break
+	mkdir "$T/mnt/d" "$T/mnt/e"
+	chattr +s "$T/mnt/d"
+	canary "$T/mnt/e/keep" "COV12B-KEEP-$$" 20000
+	sync -f "$T/mnt"
+	canary "$T/mnt/d/sec" "$TOK" 30000
+	xfs_io -c fsync "$T/mnt/d/sec"
+	rm "$T/mnt/d/sec"
+	canary "$T/mnt/e/after" "COV12B-AFTER-$$" 3000
+	sync -f "$T/mnt"
+	fsfreeze -f "$T/mnt" && fsfreeze -u "$T/mnt"
+	canary "$T/mnt/e/after2" "COV12B-AFTER2-$$" 3000
+	xfs_io -c fsync "$T/mnt/e/after2"
+	# Not after2: after the flush its fast commit is all that names it,
+	# and a log whose start is 0 is not replayed (jbd2 nor e2secrm).
+	(cd "$T/mnt/e" && md5sum keep after) >"$T/c12b.sum"
+	xfs_io -x -c shutdown "$T/mnt"
+	kumount
+	# The window, whole before the copies are spoiled, and no other
+	# trace of the file.
+	run_e2secrm -n -v --state-dir "$T/st12b0" "$I"
+	rm -rf "$T/st12b0"
+	echo "$out" | grep -q 'of freed data, unmapped' &&
+		echo "$out" | grep -q '1 secure-delete inode (1 in use, 0 deleted)' &&
+		ready=1
+done
+if [ "$ready" = 1 ]; then
+	n=0
+	for jb in $("$E2SECRM" --journal-map "$I" 2>/dev/null |
+		    awk '$4 == "bbitmap" && $7 ~ /verified/ { print $1 }'); do
+		pb=$(debugfs -R "bmap <8> $jb" "$I" 2>/dev/null)
+		printf '\377' | dd of="$I" bs=1 seek=$((pb * 1024 + 700)) \
+			conv=notrunc 2>/dev/null && n=$((n + 1))
+	done
+	cp --sparse=always "$I" "$T/c12b2.img"
+	before=$(count "$TOK" "$I")
+	run_e2secrm -y -v --state-dir "$T/st12b1" --json "$T/c12b.json" "$I"
+	after=$(count "$TOK" "$I")
+	if [ "$n" -gt 0 ] && [ "$rc" = 5 ] && [ "$before" -gt 0 ] &&
+	   echo "$out" | grep -q 'blocks a file made in this directory may have had' &&
+	   grep -q '"why": "map_incomplete"' "$T/c12b.json"; then
+		pass "$name: a plain -y says the directory's loss (exit $rc, $n copies spoiled, $after of $before lines left)"
+	else
+		fail "$name: a plain -y says the directory's loss" \
+			"rc=$rc, $n copies spoiled: $out $err"
+	fi
+	fsck_ok "$name: plain -y" "$I"
+	I=$T/c12b2.img
+	run_e2secrm -y --all-free-if-lost --state-dir "$T/st12b2" "$I"
+	after=$(count "$TOK" "$I")
+	if [ "$rc" = 1 ] && [ "$after" = 0 ]; then
+		pass "$name: --all-free-if-lost wipes its $before lines (exit $rc)"
+	else
+		fail "$name: --all-free-if-lost wipes it" \
+			"rc=$rc, $before before, $after after: $out $err"
+	fi
+	fsck_ok "$name: --all-free-if-lost" "$I"
+	rm -rf "$T/c12m"
+	mkdir -p "$T/c12m"
+	if mount -o loop,ro "$I" "$T/c12m" 2>/dev/null; then
+		(cd "$T/c12m/e" && md5sum keep after) >"$T/c12b.now"
+		umount "$T/c12m"
+		cmp -s "$T/c12b.sum" "$T/c12b.now" &&
+			pass "$name: the live files are as they were" ||
+			fail "$name: the live files are as they were" \
+				"$(diff "$T/c12b.now" "$T/c12b.sum")"
+	else
+		fail "$name: the live files are as they were" "mount failed"
+	fi
+elif [ "$try" -ge 3 ]; then
+	skip "$name" "$try tries, each split by another process's sync"
+else
+	fail "$name: the scenario ran" "mount failed"
+fi
+rm -rf "$I" "$T/c12b.img" "$T/c12b2.img" "$T/st12b1" "$T/st12b2"
