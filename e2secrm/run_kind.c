@@ -115,6 +115,34 @@ static const char *local_time(__u64 t, char *buf, size_t len)
 }
 
 /*
+ * Of a fast-commit area set aside past the log (journal_dev.c): whether
+ * the run read it, or took it for all zero as the last run left it
+ * (ring_fresh.c).  -1: no such area.
+ */
+static int fc_area_read(const struct e2sr_ctx *ctx)
+{
+	const struct e2sr_journal *j = ctx->journal;
+
+	if (!j || !j->jsb.fc_blocks || j->jsb.start)
+		return -1;
+	return j->fc_seen;
+}
+
+static const char *fc_area_said(const struct e2sr_ctx *ctx)
+{
+	switch (fc_area_read(ctx)) {
+	case 1:
+		return "; the fast-commit area read";
+	case 0:
+		return ctx->journal->fc_quiet ?
+		       "; the fast-commit area not read (all zero since "
+		       "the last run)" : "; the fast-commit area not read";
+	default:
+		return "";
+	}
+}
+
+/*
  * One line: an incremental run always says so (what it did not read is
  * part of what it reports); -v says why a run is a full one.
  */
@@ -144,10 +172,11 @@ void run_kind_report(const struct e2sr_ctx *ctx, const struct cmd_opts *o)
 			       "the kernel wrote since the last run, or may "
 			       "have), the rest as it kept them; %u name "
 			       "searches of stale blocks answered by their "
-			       "kept index, %u read\n", o->device,
+			       "kept index, %u read%s\n", o->device,
 			       s->ring_read,
 			       s->ring_blocks, s->ring_fresh,
-			       ctx->names.passed_over, ctx->names.reads);
+			       ctx->names.passed_over, ctx->names.reads,
+			       fc_area_said(ctx));
 		else if (ctx->journal)
 			printf("%s: journal: read whole (%u log blocks): %s\n",
 			       o->device, s->ring_read,
@@ -174,7 +203,7 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		      "\"groups_changed\": null, \"log_blocks_since\": null, "
 		      "\"log_blocks_read\": null, \"ring_facts\": null, "
 		      "\"name_searches_indexed\": null, "
-		      "\"name_block_reads\": null",
+		      "\"name_block_reads\": null, \"fc_area_read\": null",
 		      f);
 		return;
 	}
@@ -210,6 +239,8 @@ void run_kind_json(FILE *f, const struct e2sr_ctx *ctx)
 		json_string(f, ring_why(s, why, sizeof(why)));
 	fprintf(f, ", \"name_searches_indexed\": %u, \"name_block_reads\": %u",
 		ctx->names.passed_over, ctx->names.reads);
+	fprintf(f, ", \"fc_area_read\": %s", fc_area_read(ctx) < 0 ? "null" :
+		fc_area_read(ctx) ? "true" : "false");
 }
 
 /* The record's row: what was read, and since when. */

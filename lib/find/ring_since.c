@@ -367,5 +367,10 @@ const struct e2sr_ring_facts *e2sr_ring_keep(struct e2sr_ctx *ctx)
 		return NULL;
 	s->ring_settled = 1;
 	f->sequence = ctx->journal->jsb.sequence;
+	/*
+	 * A fast-commit area set aside past the log: all zero as this run
+	 * leaves it when it was proven so or read so, and not written.
+	 */
+	f->fc_zero = e2sr_journal_fc_zero(ctx->journal);
 	return f;
 }

@@ -154,6 +154,21 @@ static errcode_t collect(void *priv, const struct e2sr_fc_rec *rec)
 	return 0;
 }
 
+/* Area block @pos, set aside past the log, read not all zero. */
+static void note_dirty(struct e2sr_journal *j, __u32 pos)
+{
+	__u32 i = pos - j->jsb.last;
+
+	if (!j->fc_dirty &&
+	    ext2fs_get_memzero((j->jsb.maxlen - j->jsb.last) / 8 + 1,
+			       &j->fc_dirty)) {
+		j->fc_unknown = 1;
+		return;
+	}
+	if (pos < j->jsb.maxlen)
+		j->fc_dirty[i >> 3] |= 1 << (i & 7);
+}
+
 errcode_t e2sr_fc_walk(struct e2sr_journal *j, struct e2sr_fcwalk *out)
 {
 	struct fc_collect c;
@@ -187,11 +202,15 @@ errcode_t e2sr_fc_walk(struct e2sr_journal *j, struct e2sr_fcwalk *out)
 		if (err)
 			goto fail;
 		c.any = 0;
+		if (pos >= j->jsb.last && j->jsb.fc_blocks &&
+		    !e2sr_all_zero(b, j->blocksize))
+			note_dirty(j, pos);
 		err = e2sr_fc_parse_block(b, j->blocksize, pos, collect, &c);
 		if (err)
 			goto fail;
 		out->blocks_used += c.any;
 	}
+	j->fc_seen = 1;
 	return 0;
 fail:
 	e2sr_fc_walk_free(out);

@@ -305,6 +305,40 @@ static errcode_t open_external(ext2_filsys fs, const char *path,
 	return 0;
 }
 
+/*
+ * Where the log ends on a file system with fast commits, after a clean
+ * unmount too.  The kernel sets the journal's fast-commit feature at
+ * every mount that uses the area and clears it when it empties the
+ * journal, so the superblock alone then calls the area part of the log
+ * (jsb.last is s_maxlen).  But every transaction such a mount wrote
+ * turned at the area (jbd2's j_last): a walk that went on into the area
+ * would take its bytes for the copies of a transaction that reached the
+ * turn, and leave the copies at the log's start to none.  So the area
+ * is set aside as while mounted, as jbd2 sizes it (s_num_fc_blks, 256
+ * when 0, and only if the log keeps its minimum: else the kernel used
+ * none).  A mount that wrote the whole journal as log (a kernel without
+ * fast commits, data=journal) is not told apart: its transactions that
+ * crossed the area are read as a gap.
+ */
+static void fc_area_set_aside(ext2_filsys fs, struct e2sr_journal *j)
+{
+	struct e2sr_jsb *jsb = &j->jsb;
+	__u32 fc;
+
+	if (jsb->fc_blocks || jsb->version != 2 ||
+	    !ext2fs_has_feature_fast_commit(fs->super))
+		return;
+	fc = e2sr_get_be32(j->sbuf + JSB_OFF(s_num_fc_blks));
+	if (!fc)
+		fc = E2SR_JBD2_FC_DEFAULT_BLOCKS;
+	if (fc >= jsb->maxlen - jsb->first ||
+	    jsb->maxlen - fc < E2SR_JBD2_MIN_BLOCKS ||
+	    (jsb->start && jsb->start >= jsb->maxlen - fc))
+		return;
+	jsb->fc_blocks = fc;
+	jsb->last = jsb->maxlen - fc;
+}
+
 errcode_t e2sr_journal_open(ext2_filsys fs, const char *ext_journal,
 			    struct e2sr_journal **ret, char *detail,
 			    size_t detail_len)
@@ -340,6 +374,7 @@ errcode_t e2sr_journal_open(ext2_filsys fs, const char *ext_journal,
 		err = open_external(fs, ext_journal, j, detail, detail_len);
 	}
 	if (!err) {
+		fc_area_set_aside(fs, j);
 		j->win_cap = JOURNAL_WINDOW_BYTES / j->blocksize;
 		if (!j->win_cap)
 			j->win_cap = 1;
@@ -365,6 +400,7 @@ void e2sr_journal_close(struct e2sr_journal *j)
 	ext2fs_free_mem(&j->win);
 	ext2fs_free_mem(&j->written);
 	ext2fs_free_mem(&j->zeroed);
+	ext2fs_free_mem(&j->fc_dirty);
 	ext2fs_free_mem(&j);
 }
 
@@ -452,6 +488,11 @@ void e2sr_journal_note_write(struct e2sr_journal *j, __u32 jblock,
 {
 	__u32 len = j->jsb.last - j->jsb.first, i;
 
+	/* The fast-commit area, set aside past the log's last. */
+	if (jblock >= j->jsb.last) {
+		j->fc_unknown = 1;
+		return;
+	}
 	if (!j->written && !j->written_lost &&
 	    ext2fs_get_memzero(len / 8 + 1, &j->written))
 		j->written_lost = 1;
@@ -475,6 +516,15 @@ void e2sr_journal_note_zero(struct e2sr_journal *j, __u32 jblock, __u32 count)
 {
 	__u32 len = j->jsb.last - j->jsb.first, i;
 
+	if (jblock >= j->jsb.last) {
+		/* The fast-commit area: those blocks are zero now. */
+		for (; count && jblock < j->jsb.maxlen; count--, jblock++) {
+			i = jblock - j->jsb.last;
+			if (j->fc_dirty)
+				j->fc_dirty[i >> 3] &= ~(1 << (i & 7));
+		}
+		return;
+	}
 	e2sr_journal_note_write(j, jblock, count);
 	if (!j->zeroed && ext2fs_get_memzero(len / 8 + 1, &j->zeroed))
 		return;		/* only written, then */
@@ -495,6 +545,42 @@ int e2sr_journal_zeroed(const struct e2sr_journal *j, __u32 jblock)
 
 	return j->zeroed && jblock >= j->jsb.first && jblock < j->jsb.last &&
 	       (j->zeroed[i >> 3] & (1 << (i & 7)));
+}
+
+/*
+ * Whether the fast-commit area set aside past the log is all zero as
+ * this run leaves it, as far as the run can say: proven so and not
+ * written (fc_quiet), or read whole and every block it found not all
+ * zero zeroed since.
+ */
+int e2sr_journal_fc_zero(const struct e2sr_journal *j)
+{
+	__u32 n = j->jsb.maxlen - j->jsb.last, i;
+
+	if (!j->jsb.fc_blocks || j->fc_unknown)
+		return 0;
+	if (j->fc_quiet)
+		return 1;
+	if (!j->fc_seen)
+		return 0;
+	for (i = 0; j->fc_dirty && i < n; i++)
+		if (j->fc_dirty[i >> 3] & (1 << (i & 7)))
+			return 0;
+	return 1;
+}
+
+/*
+ * What the run learnt of the fast-commit area through @from, handed to
+ * @to that replaces it (the read-write journal after the checks).
+ */
+void e2sr_journal_take_fc(struct e2sr_journal *to, struct e2sr_journal *from)
+{
+	to->fc_quiet = from->fc_quiet;
+	to->fc_seen = from->fc_seen;
+	to->fc_unknown = from->fc_unknown;
+	ext2fs_free_mem(&to->fc_dirty);
+	to->fc_dirty = from->fc_dirty;
+	from->fc_dirty = NULL;
 }
 
 /* Whether this run wrote log block @jblock (or may have). */

@@ -51,8 +51,17 @@ struct e2sr_journal {
 	/*
 	 * The fast-commit area is all zero and the kernel wrote none of it
 	 * since the last run (ring_fresh.c): e2sr_fc_walk() reads nothing.
+	 * Of an area set aside past the log (journal_dev.c), what this run
+	 * saw and did: e2sr_fc_walk() read it whole (fc_seen); a bit per
+	 * block from jsb.last that it read not all zero and the run did
+	 * not zero since (fc_dirty); a write there not known to leave
+	 * zeros, or no memory to say (fc_unknown).  The ring's facts keep
+	 * whether the run left it all zero (ring_facts.h, fc_zero).
 	 */
 	int		fc_quiet;
+	int		fc_seen;
+	int		fc_unknown;
+	__u8		*fc_dirty;
 };
 
 /* journal_dev.c */
@@ -68,6 +77,8 @@ errcode_t e2sr_journal_block(struct e2sr_journal *j, __u32 jblock,
 			     const unsigned char **block);
 void e2sr_journal_want(struct e2sr_journal *j, const __u8 *map, __u32 first,
 		       __u32 len);
+int e2sr_journal_fc_zero(const struct e2sr_journal *j);
+void e2sr_journal_take_fc(struct e2sr_journal *to, struct e2sr_journal *from);
 void e2sr_journal_note_write(struct e2sr_journal *j, __u32 jblock,
 			     __u32 count);
 void e2sr_journal_note_zero(struct e2sr_journal *j, __u32 jblock, __u32 count);

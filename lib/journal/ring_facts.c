@@ -38,9 +38,13 @@ struct rf_head {
 	__u32		sequence;
 	__u32		newest;
 	__u32		head;
-	__u32		has_newest;
+	__u32		flags;		/* RF_HAS_NEWEST, RF_FC_ZERO */
 	__u64		ndata;
 };
+
+/* rf_head.flags; a file of before RF_FC_ZERO holds 0 or 1 there. */
+#define RF_HAS_NEWEST	0x1
+#define RF_FC_ZERO	0x2
 
 /*
  * What identifies the journal the facts are of: its geometry, features
@@ -718,7 +722,8 @@ errcode_t e2sr_rf_encode(const struct e2sr_ring_facts *f, void **buf,
 	h.sequence = f->sequence;
 	h.newest = f->newest;
 	h.head = f->head;
-	h.has_newest = f->has_newest;
+	h.flags = (f->has_newest ? RF_HAS_NEWEST : 0) |
+		  (f->fc_zero ? RF_FC_ZERO : 0);
 	h.ndata = used;
 	memcpy(o.p, &h, sizeof(h));
 	o.at = sizeof(h) + used;
@@ -901,7 +906,8 @@ errcode_t e2sr_rf_decode(const void *buf, size_t len,
 	f->ident = h.ident;
 	f->newest = h.newest;
 	f->head = h.head;
-	f->has_newest = h.has_newest;
+	f->has_newest = !!(h.flags & RF_HAS_NEWEST);
+	f->fc_zero = !!(h.flags & RF_FC_ZERO);
 	f->ndata = f->adata = h.ndata;
 	ok = h.version < 3 ? arrays_in(p, len, h.version, f, h.ndata) :
 			     packed_in(p, len, f, h.ndata);

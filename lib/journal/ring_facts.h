@@ -60,6 +60,8 @@ struct e2sr_ring_facts {
 	__u32			newest;		/* newest tid of any block */
 	__u32			head;		/* after its newest commit */
 	__u32			has_newest;
+	__u32			fc_zero;	/* the area set aside all */
+						/* zero (ring_fresh.c) */
 	__u32			broken;		/* a put failed: not kept */
 	__u16			*bits;		/* per position */
 	struct e2sr_rf_key	*key;		/* per position */

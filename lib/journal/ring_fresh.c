@@ -24,11 +24,13 @@
  * kept superblock's sequence needs that block to be still what the facts
  * say; else the facts are not used.
  * The fast-commit area is written in place by every mount of a file
- * system with the feature, outside any chain; after a clean unmount the
- * journal's feature for it is off and the walk takes it for part of the
- * log: its blocks are fresh, unless the area was all zero when the facts
- * were kept and its first block still is (fc_area_quiet()).  Without
- * the feature the kernel writes none of it but through the chain.
+ * system with the feature, outside any chain.  Where the walk takes it
+ * for part of the log (the journal's feature off, and journal_dev.c did
+ * not set the area aside: the file system lacks the feature) its blocks
+ * are fresh, unless the area was all zero when the facts were kept and
+ * its first block still is (fc_area_quiet()); set aside, it is outside
+ * the facts, and the fast-commit walk reads it whole.  Without the
+ * feature the kernel writes none of it but through the chain.
  * Whether the facts may be used at all (nothing but the kernel wrote the
  * log since) is the caller's: lib/find/ring_since.c.
  *
@@ -240,6 +242,17 @@ static int fc_area_quiet(struct chain *c)
 	__u32 nfc = fc_area_blocks(c), pos;
 	__u16 bits;
 
+	/*
+	 * Set aside past the log (journal_dev.c), the area is no position
+	 * of the facts: they say whether it was all zero as a whole.
+	 */
+	if (jsb->fc_blocks && jsb->maxlen - nfc >= f->last) {
+		pos = jsb->maxlen - nfc + 1;
+		if (!f->fc_zero || pos >= jsb->maxlen ||
+		    e2sr_journal_read(c->j, pos, 1, c->buf))
+			return 0;
+		return e2sr_all_zero(c->buf, jsb->blocksize);
+	}
 	for (pos = jsb->maxlen - nfc - 1; pos < jsb->maxlen; pos++) {
 		if (pos < f->first || pos >= f->last)
 			return 0;

@@ -266,6 +266,8 @@ errcode_t e2sr_begin_write(struct e2sr_ctx *ctx)
 	if (err)
 		goto fail;
 	ctx->replay.ro_journal = ctx->journal;
+	if (ctx->journal)
+		e2sr_journal_take_fc(rwj, ctx->journal);
 	ctx->journal = rwj;
 	rwj = NULL;
 	if (ctx->replay.how == E2SR_RECOVERY_VIEW) {
