@@ -316,9 +316,10 @@ static errcode_t open_external(ext2_filsys fs, const char *path,
  * turn, and leave the copies at the log's start to none.  So the area
  * is set aside as while mounted, as jbd2 sizes it (s_num_fc_blks, 256
  * when 0, and only if the log keeps its minimum: else the kernel used
- * none).  A mount that wrote the whole journal as log (a kernel without
- * fast commits, data=journal) is not told apart: its transactions that
- * crossed the area are read as a gap.
+ * none; ext4_fc_init() clears the file system's feature when it cannot
+ * enable them).  A mount that wrote the whole journal as log (a kernel
+ * without fast-commit support) is not told apart: its transactions
+ * that crossed the area are read as a gap.
  */
 static void fc_area_set_aside(ext2_filsys fs, struct e2sr_journal *j)
 {
